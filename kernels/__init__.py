@@ -1,0 +1,1 @@
+"""Numba kernels: arrays in, arrays out. Importing this package compiles nothing."""

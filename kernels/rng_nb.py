@@ -1,0 +1,60 @@
+"""Counter-based randomness shared by every game.
+
+Game i of an arm draws from a stream seeded by splitmix64(study seed, i) only, so the same game
+index starts from the same shuffle in every arm (common random numbers). The stream's state lives
+in a one-element uint64 array owned by the kernel: no global RNG state anywhere.
+"""
+import numpy as np
+
+from kernels.jit import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+
+
+@njit
+def mix64_nb(z):
+    """splitmix64's finaliser: a bijective avalanche on uint64."""
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit
+def game_stream_nb(seed, index):
+    """Initial stream state for game `index` of a study with `seed` (both non-negative ints)."""
+    return mix64_nb(mix64_nb(np.uint64(seed) + _GOLDEN) ^ (np.uint64(index) * _GOLDEN))
+
+
+@njit
+def next_u64_nb(rng):
+    """Advance the stream held in rng[0] and return 64 random bits."""
+    rng[0] += _GOLDEN
+    return mix64_nb(rng[0])
+
+
+@njit
+def randint_nb(rng, n):
+    """Uniform integer in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift, 32-bit)."""
+    return np.int64(((next_u64_nb(rng) >> _S32) * np.uint64(n)) >> _S32)
+
+
+@njit
+def random_nb(rng):
+    """Uniform float in [0, 1) with 53 random bits."""
+    return np.float64(next_u64_nb(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit
+def shuffle_nb(rng, a, n):
+    """Fisher-Yates shuffle of the first n entries of a, in place."""
+    for i in range(n - 1, 0, -1):
+        j = randint_nb(rng, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
