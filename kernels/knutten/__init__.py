@@ -1,0 +1,1 @@
+"""Knutten kernels. Import the submodules you need; this package imports nothing heavy."""

@@ -1,0 +1,236 @@
+"""The Knutten driver: plays games start..start+count-1 of an arm into preallocated arrays."""
+import numpy as np
+
+from kernels.jit import njit
+from kernels.knutten.enums import (
+    A_DISCARD, B_CANNOT, B_JOHN, B_SWARM, B_WIND, C_KIND, E_BITE, E_CANNOT, E_COPY, E_DRAW, E_END,
+    E_JOHN_DISCARD, E_JOHN_PLAY, E_PLAY, E_RESHUFFLE, E_ROUND, E_SKIP, E_START, E_UNDER, E_WIND,
+    K_COPY, K_JOHN, MAX_TURNS, NO_SEAT, O_CANNOT, O_JOHN_BITES, O_JOHN_DISCARDED_TURN,
+    O_JOHN_DISCARDS, O_JOHN_DRAWN_BY, O_JOHN_IN_DECK, O_JOHN_PLAYED_BY, O_JOHN_PLAYED_TURN,
+    O_JOHN_PLAYS, O_JOHN_TARGET, O_RESHUFFLES, O_ROUNDS, O_SWARM_BITES, O_TURNS, O_WIND,
+    O_WINNER_MASK, R_THRESHOLD, S_CARDS, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_PENDING,
+    S_PILE_N, S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
+)
+from kernels.knutten.policies_nb import choose_action_nb, choose_start_nb, choose_target_nb
+from kernels.knutten.rules_nb import (
+    game_over_nb, is_legal_nb, john_targets_nb, legal_actions_nb, swarm_after_nb,
+    swarm_bite_count_nb, winner_mask_nb,
+)
+from kernels.knutten.table_nb import (
+    cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
+    log_nb, new_pile_nb, refill_all_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb,
+    wind_caller_nb,
+)
+from kernels.rng_nb import game_stream_nb
+
+# play_round_nb's second result is the seat that chooses the next start player, or:
+GAME_OVER = -2
+
+
+@njit
+def bite_nb(t, p, count, cause):
+    t.bites[p] += count
+    log_nb(t, E_BITE, p, count, cause, t.bites[p], 0)
+
+
+@njit
+def wind_nb(t, caller):
+    """WIND: the round stops, every other seat takes a bite, the caller chooses the start."""
+    t.rec[O_WIND] += 1
+    log_nb(t, E_WIND, caller, 0, 0, 0, 0)
+    for q in range(t.st[S_PLAYERS]):
+        if q != caller:
+            bite_nb(t, q, 1, B_WIND)
+    return GAME_OVER if game_over_nb(t) else caller
+
+
+@njit
+def all_hands_empty_nb(t):
+    for q in range(t.st[S_PLAYERS]):
+        if t.hand_n[q] > 0:
+            return False
+    return True
+
+
+@njit
+def cannot_play_nb(t, p):
+    """Show the hand, put it under the pile, take a bite, refill. Returns True if the game ended."""
+    t.rec[O_CANNOT] += 1
+    log_nb(t, E_CANNOT, p, t.hand_n[p], 0, 0, 0)
+    for i in range(t.hand_n[p]):
+        log_nb(t, E_UNDER, p, t.hands[p, i], 0, 0, 0)
+    hand_under_pile_nb(t, p)
+    bite_nb(t, p, 1, B_CANNOT)
+    if game_over_nb(t):
+        return True
+    fill_hand_nb(t, p)
+    return False
+
+
+@njit
+def play_john_nb(t, p):
+    """John is laid before a fewest-bites seat, who takes a bite unless none may take one."""
+    rec = t.rec
+    n_cand, gives_bite = john_targets_nb(t)
+    target = choose_target_nb(t, p, n_cand)
+    t.st[S_JOHN_SEAT] = target
+    rec[O_JOHN_PLAYS] += 1
+    if rec[O_JOHN_PLAYED_BY] == NO_SEAT:
+        rec[O_JOHN_PLAYED_BY] = p
+        rec[O_JOHN_PLAYED_TURN] = rec[O_TURNS]
+        rec[O_JOHN_TARGET] = target
+    log_nb(t, E_JOHN_PLAY, p, target, 1 if gives_bite else 0, 0, 0)
+    if gives_bite:
+        rec[O_JOHN_BITES] += 1
+        bite_nb(t, target, 1, B_JOHN)
+
+
+@njit
+def discard_john_nb(t, p):
+    """The seat with John before it passes its turn to put John on the discard."""
+    st = t.st
+    rec = t.rec
+    t.discard[st[S_DISCARD_N]] = st[S_JOHN_CARD]
+    st[S_DISCARD_N] += 1
+    st[S_JOHN_SEAT] = NO_SEAT
+    rec[O_JOHN_DISCARDS] += 1
+    if rec[O_JOHN_DISCARDED_TURN] == -1:
+        rec[O_JOHN_DISCARDED_TURN] = rec[O_TURNS]
+    log_nb(t, E_JOHN_DISCARD, p, 0, 0, 0, 0)
+
+
+@njit
+def play_card_nb(t, p, action):
+    """Seat p plays the card of `action`. Returns True when it made the swarm bite."""
+    st = t.st
+    card = take_from_hand_nb(t, p, action >> 1)
+    kind = t.cards[card, C_KIND]
+    if kind == K_JOHN:
+        play_john_nb(t, p)
+        return False
+    if kind == K_COPY:
+        to_swarm_nb(t, card)
+        st[S_PENDING] += 1
+        log_nb(t, E_COPY, p, card, st[S_PENDING], st[S_SWARM], 0)
+        return False
+    before = st[S_SWARM]
+    st[S_SWARM] = swarm_after_nb(t, card, action & 1)
+    st[S_PENDING] = 0
+    to_swarm_nb(t, card)
+    log_nb(t, E_PLAY, p, card, action & 1, st[S_SWARM] - before, st[S_SWARM])
+    return st[S_SWARM] >= t.rules[R_THRESHOLD]
+
+
+@njit
+def play_round_nb(t, start, checked):
+    """One round from a fresh deal. Returns (status, chooser of the next start or GAME_OVER)."""
+    n = t.st[S_PLAYERS]
+    st = t.st
+    rec = t.rec
+    rec[O_ROUNDS] += 1
+    new_pile_nb(t)
+    log_nb(t, E_ROUND, rec[O_ROUNDS], start, 0, 0, 0)
+    deal_nb(t, start)
+    caller = wind_caller_nb(t, start)
+    if caller != NO_SEAT:
+        return ST_OK, wind_nb(t, caller)
+    p = start
+    while True:
+        if t.hand_n[p] == 0:
+            if st[S_PILE_N] > 0 or not all_hands_empty_nb(t):
+                log_nb(t, E_SKIP, p, 0, 0, 0, 0)
+                p = (p + 1) % n
+                continue
+            # Nobody can play any more: the swarm becomes the new pile, its total kept.
+            rec[O_RESHUFFLES] += 1
+            log_nb(t, E_RESHUFFLE, st[S_SWARM_N] + st[S_DISCARD_N], st[S_SWARM], 0, 0, 0)
+            swarm_to_pile_nb(t)
+            refill_all_nb(t, p)
+            caller = wind_caller_nb(t, p)
+            if caller != NO_SEAT:
+                return ST_OK, wind_nb(t, caller)
+            continue
+        rec[O_TURNS] += 1
+        if rec[O_TURNS] > MAX_TURNS:
+            return ST_TOO_LONG, GAME_OVER
+        n_opts = legal_actions_nb(t, p)
+        if n_opts == 0:
+            if cannot_play_nb(t, p):
+                return ST_OK, GAME_OVER
+        else:
+            action = choose_action_nb(t, p, n_opts)
+            if checked and not is_legal_nb(t, p, action):
+                return ST_ILLEGAL, GAME_OVER
+            if action == A_DISCARD:
+                discard_john_nb(t, p)
+            else:
+                if play_card_nb(t, p, action):
+                    count = swarm_bite_count_nb(t, st[S_SWARM])
+                    rec[O_SWARM_BITES] += count
+                    bite_nb(t, p, count, B_SWARM)
+                    return ST_OK, GAME_OVER if game_over_nb(t) else p
+                draw_nb(t, p, E_DRAW)
+        if checked and not cards_conserved_nb(t):
+            return ST_CARDS, GAME_OVER
+        if has_three_alike_nb(t, p):
+            return ST_OK, wind_nb(t, p)
+        p = (p + 1) % n
+
+
+@njit
+def reset_game_nb(t):
+    st = t.st
+    for i in range(t.rec.shape[0]):
+        t.rec[i] = 0
+    for p in range(st[S_PLAYERS]):
+        t.bites[p] = 0
+    st[S_TRACE_N] = 0
+    st[S_JOHN_SEAT] = NO_SEAT
+    st[S_JOHN_CARD] = NO_SEAT
+    for c in range(st[S_CARDS]):
+        if t.cards[c, C_KIND] == K_JOHN:
+            st[S_JOHN_CARD] = c
+    t.rec[O_JOHN_IN_DECK] = 1 if st[S_JOHN_CARD] != NO_SEAT else 0
+    t.rec[O_JOHN_DRAWN_BY] = NO_SEAT
+    t.rec[O_JOHN_PLAYED_BY] = NO_SEAT
+    t.rec[O_JOHN_PLAYED_TURN] = -1
+    t.rec[O_JOHN_TARGET] = NO_SEAT
+    t.rec[O_JOHN_DISCARDED_TURN] = -1
+
+
+@njit
+def play_game_nb(t, checked):
+    """A whole game: rounds until some seat reaches the bites that end it. Returns a status."""
+    reset_game_nb(t)
+    start = 0  # seat 0 is the first start player
+    while True:
+        status, chooser = play_round_nb(t, start, checked)
+        if status != ST_OK:
+            return status
+        if chooser == GAME_OVER:
+            break
+        start = choose_start_nb(t, chooser)
+        log_nb(t, E_START, chooser, start, 0, 0, 0)
+    t.rec[O_WINNER_MASK] = winner_mask_nb(t)
+    log_nb(t, E_END, t.rec[O_WINNER_MASK], 0, 0, 0, 0)
+    return ST_OK
+
+
+@njit
+def play_games_nb(seed, start, count, ws, checked, out, score):
+    """Play games start..start+count-1 on the table record ws[0] into out[k, O_*] and
+    score[k, seat] (bites). A tracing table keeps the last game's events in ws[0].trace.
+
+    Returns (status, index of the failed game or -1, number of trace events)."""
+    t = ws[0]
+    n = t.st[S_PLAYERS]
+    for k in range(count):
+        t.rng[0] = game_stream_nb(seed, start + k)
+        status = play_game_nb(t, checked)
+        if status != ST_OK:
+            return status, start + k, t.st[S_TRACE_N]
+        for i in range(out.shape[1]):
+            out[k, i] = t.rec[i]
+        for p in range(n):
+            score[k, p] = t.bites[p]
+    return ST_OK, np.int64(-1), t.st[S_TRACE_N]

@@ -1,0 +1,133 @@
+"""Knutten rules as small pure helpers over a Table: what a card counts, what is legal, bites."""
+from kernels.jit import njit
+from kernels.knutten.enums import (
+    A_DISCARD, C_A, C_B, C_KIND, K_COPY, K_JOHN, K_VALUE, NO_SEAT, R_BITES_TO_END, R_HEAVY,
+    R_HEAVY_END, R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_SWARM,
+)
+
+
+@njit
+def counted_nb(t, value):
+    """What a printed value counts: while John lies on the table every 5 counts 0."""
+    if value == 5 and t.st[S_JOHN_SEAT] != NO_SEAT:
+        return 0
+    return value
+
+
+@njit
+def swarm_after_nb(t, card, side):
+    """The swarm total after playing `card` with value `side` (0: first value, 1: second).
+
+    A `?` adds nothing yet; a real card adds its counted value once for itself and once for every
+    `?` waiting for it (chained `?`s all copy the first real value after them)."""
+    kind = t.cards[card, C_KIND]
+    if kind != K_VALUE:
+        return t.st[S_SWARM]
+    value = t.cards[card, C_A] if side == 0 else t.cards[card, C_B]
+    return t.st[S_SWARM] + counted_nb(t, value) * (1 + t.st[S_PENDING])
+
+
+@njit
+def legal_actions_nb(t, p):
+    """Write seat p's legal actions into t.opts and return how many there are.
+
+    Each value of each card is one action unless it would take the swarm below 0; a `?` and John
+    are always playable; the seat with John in front of it may instead pass to discard John."""
+    opts = t.opts
+    n = 0
+    for slot in range(t.hand_n[p]):
+        card = t.hands[p, slot]
+        kind = t.cards[card, C_KIND]
+        if kind != K_VALUE:
+            opts[n] = 2 * slot
+            n += 1
+            continue
+        if swarm_after_nb(t, card, 0) >= 0:
+            opts[n] = 2 * slot
+            n += 1
+        if t.cards[card, C_B] != t.cards[card, C_A] and swarm_after_nb(t, card, 1) >= 0:
+            opts[n] = 2 * slot + 1
+            n += 1
+    if t.st[S_JOHN_SEAT] == p:
+        opts[n] = A_DISCARD
+        n += 1
+    return n
+
+
+@njit
+def is_legal_nb(t, p, action):
+    if action == A_DISCARD:
+        return t.st[S_JOHN_SEAT] == p
+    slot = action >> 1
+    if action < 0 or slot >= t.hand_n[p]:
+        return False
+    card = t.hands[p, slot]
+    kind = t.cards[card, C_KIND]
+    if kind != K_VALUE:
+        return action & 1 == 0
+    if action & 1 == 1 and t.cards[card, C_B] == t.cards[card, C_A]:
+        return False
+    return swarm_after_nb(t, card, action & 1) >= 0
+
+
+@njit
+def end_bites_nb(t):
+    """Bites at which the game ends (heavy weather has its own, higher end)."""
+    return t.rules[R_HEAVY_END] if t.rules[R_HEAVY] else t.rules[R_BITES_TO_END]
+
+
+@njit
+def swarm_bite_count_nb(t, swarm):
+    """Bites for making the swarm reach the threshold: 1, or in heavy weather every knut over
+    threshold - 1 (over 30 with the default threshold)."""
+    if t.rules[R_HEAVY]:
+        return swarm - (t.rules[R_THRESHOLD] - 1)
+    return 1
+
+
+@njit
+def game_over_nb(t):
+    end = end_bites_nb(t)
+    for p in range(t.st[S_PLAYERS]):
+        if t.bites[p] >= end:
+            return True
+    return False
+
+
+@njit
+def winner_mask_nb(t):
+    """Bit p set for every seat with the fewest bites."""
+    fewest = t.bites[0]
+    for p in range(1, t.st[S_PLAYERS]):
+        fewest = min(fewest, t.bites[p])
+    mask = 0
+    for p in range(t.st[S_PLAYERS]):
+        if t.bites[p] == fewest:
+            mask |= 1 << p
+    return mask
+
+
+@njit
+def john_targets_nb(t):
+    """Seats John may be laid before: the fewest-bites seats for whom one more bite does not end
+    the game. When none may take a bite, every fewest-bites seat (John then gives no bite).
+    Writes them to t.cand; returns (how many, whether the receiver takes a bite)."""
+    cand = t.cand
+    n_players = t.st[S_PLAYERS]
+    fewest = t.bites[0]
+    for p in range(1, n_players):
+        fewest = min(fewest, t.bites[p])
+    bites = fewest + 1 < end_bites_nb(t)
+    n = 0
+    for p in range(n_players):
+        if t.bites[p] == fewest:
+            cand[n] = p
+            n += 1
+    return n, bites
+
+
+@njit
+def is_special_nb(t, card):
+    """Cards a careful player keeps for emergencies: `?`, John and negative values."""
+    kind = t.cards[card, C_KIND]
+    return kind == K_COPY or kind == K_JOHN or t.cards[card, C_A] < 0

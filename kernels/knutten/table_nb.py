@@ -1,0 +1,240 @@
+"""The Knutten table: where every card is, and the moves that carry cards between places.
+
+The table is one numpy record (TABLE_DTYPE) made once per batch and reset per game: helpers take
+it as `t`: a single pointer, where passing arrays would cost a reference count per call.
+When tracing, the record also keeps the events of the game being played.
+Places: hands, the draw pile (a ring buffer: draw from the top, shown hands go under the bottom),
+the swarm, the discard (only John goes there) and John on the table.
+"""
+import numpy as np
+
+from kernels.jit import njit
+from kernels.knutten.enums import (
+    C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND, MAX_PLAYERS,
+    NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
+    S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_HEAD, S_PILE_N, S_PLAYERS, S_SWARM,
+    S_SWARM_N, S_TRACE_CAP, S_TRACE_N, TRACE_CAP, TRACE_WIDTH,
+)
+from kernels.rng_nb import shuffle_nb
+
+TABLE_DTYPE = np.dtype([
+    ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design
+    ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies
+    ("rules", np.int64, 8),
+    ("policies", np.int64, MAX_PLAYERS),
+    ("st", np.int64, S_N),
+    ("hands", np.int64, (MAX_PLAYERS, MAX_HAND)),
+    ("hand_n", np.int64, MAX_PLAYERS),
+    ("bites", np.int64, MAX_PLAYERS),
+    ("pile", np.int64, MAX_CARDS),
+    ("swarm", np.int64, MAX_CARDS),
+    ("discard", np.int64, MAX_CARDS),
+    ("swarm_designs", np.int64, MAX_DESIGNS),
+    ("opts", np.int64, 2 * MAX_HAND + 1),
+    ("cand", np.int64, MAX_PLAYERS),
+    ("rng", np.uint64, 1),
+    ("rec", np.int64, O_N),
+    ("trace", np.int32, (TRACE_CAP, TRACE_WIDTH)),
+])
+
+
+def new_table(cards, designs, rules, policies, trace=False):
+    """A table record (as a 1-element array) holding the deck, rules and seat policies."""
+    ws = np.zeros(1, TABLE_DTYPE)
+    t = ws[0]
+    t["cards"][: len(cards)] = cards
+    t["designs"][: len(designs)] = designs
+    t["rules"][: len(rules)] = rules
+    t["policies"][: len(policies)] = policies
+    t["st"][S_PLAYERS] = len(policies)
+    t["st"][S_CARDS] = len(cards)
+    t["st"][S_DESIGNS] = len(designs)
+    t["st"][S_TRACE_CAP] = TRACE_CAP if trace else 0
+    return ws
+
+
+@njit
+def log_nb(t, code, a, b, c, d, e):
+    """Append a trace event when tracing (a game rendered for people); else do nothing."""
+    n = t.st[S_TRACE_N]
+    if n < t.st[S_TRACE_CAP]:
+        tr = t.trace
+        tr[n, 0] = code
+        tr[n, 1] = a
+        tr[n, 2] = b
+        tr[n, 3] = c
+        tr[n, 4] = d
+        tr[n, 5] = e
+        t.st[S_TRACE_N] = n + 1
+
+
+@njit
+def new_pile_nb(t):
+    """Gather every card except a John lying on the table into a freshly shuffled draw pile."""
+    st = t.st
+    n = 0
+    for c in range(st[S_CARDS]):
+        if c != st[S_JOHN_CARD] or st[S_JOHN_SEAT] == NO_SEAT:
+            t.pile[n] = c
+            n += 1
+    shuffle_nb(t.rng, t.pile, n)
+    st[S_PILE_HEAD] = 0
+    st[S_PILE_N] = n
+    st[S_SWARM_N] = 0
+    st[S_DISCARD_N] = 0
+    st[S_SWARM] = 0
+    st[S_PENDING] = 0
+    for p in range(st[S_PLAYERS]):
+        t.hand_n[p] = 0
+    for d in range(st[S_DESIGNS]):
+        t.swarm_designs[d] = 0
+
+
+@njit
+def swarm_to_pile_nb(t):
+    """The draw pile is used up and nobody holds a card: the swarm (and a discarded John) become
+    the new pile. The swarm total is kept."""
+    st = t.st
+    n = 0
+    for i in range(st[S_SWARM_N]):
+        t.pile[n] = t.swarm[i]
+        n += 1
+    for i in range(st[S_DISCARD_N]):
+        t.pile[n] = t.discard[i]
+        n += 1
+    shuffle_nb(t.rng, t.pile, n)
+    st[S_PILE_HEAD] = 0
+    st[S_PILE_N] = n
+    st[S_SWARM_N] = 0
+    st[S_DISCARD_N] = 0
+    for d in range(st[S_DESIGNS]):
+        t.swarm_designs[d] = 0
+
+
+@njit
+def draw_nb(t, p, event):
+    """Seat p takes the top card of the pile, if any. Returns False when the pile is empty."""
+    st = t.st
+    n = st[S_PILE_N]
+    if n == 0:
+        return False
+    top = st[S_PILE_HEAD] + n - 1
+    if top >= MAX_CARDS:
+        top -= MAX_CARDS
+    card = t.pile[top]
+    st[S_PILE_N] = n - 1
+    t.hands[p, t.hand_n[p]] = card
+    t.hand_n[p] += 1
+    if card == st[S_JOHN_CARD]:
+        t.rec[O_JOHN_DRAWS] += 1
+        if t.rec[O_JOHN_DRAWN_BY] == NO_SEAT:
+            t.rec[O_JOHN_DRAWN_BY] = p
+    log_nb(t, event, p, card, 0, 0, 0)
+    return True
+
+
+@njit
+def fill_hand_nb(t, p):
+    """Seat p draws until the hand limit or until the pile is empty."""
+    while t.hand_n[p] < t.rules[R_HAND_LIMIT]:
+        if not draw_nb(t, p, E_DRAW):
+            return
+
+
+@njit
+def deal_nb(t, first):
+    """Every seat draws up to the hand limit, one card at a time, starting with `first`."""
+    n = t.st[S_PLAYERS]
+    for _ in range(t.rules[R_HAND_LIMIT]):
+        for k in range(n):
+            draw_nb(t, (first + k) % n, E_DEAL)
+
+
+@njit
+def refill_all_nb(t, first):
+    """After the swarm became the new pile, every seat refills, in turn order from `first`."""
+    n = t.st[S_PLAYERS]
+    for k in range(n):
+        fill_hand_nb(t, (first + k) % n)
+
+
+@njit
+def take_from_hand_nb(t, p, slot):
+    """Remove the card in `slot` of seat p's hand (the last card fills the gap) and return it."""
+    card = t.hands[p, slot]
+    last = t.hand_n[p] - 1
+    t.hands[p, slot] = t.hands[p, last]
+    t.hand_n[p] = last
+    return card
+
+
+@njit
+def to_swarm_nb(t, card):
+    st = t.st
+    t.swarm[st[S_SWARM_N]] = card
+    st[S_SWARM_N] += 1
+    t.swarm_designs[t.cards[card, C_DESIGN]] += 1
+
+
+@njit
+def hand_under_pile_nb(t, p):
+    """Seat p's shown hand goes under the draw pile, in hand order."""
+    st = t.st
+    for i in range(t.hand_n[p]):
+        head = st[S_PILE_HEAD] - 1
+        if head < 0:
+            head += MAX_CARDS
+        t.pile[head] = t.hands[p, i]
+        st[S_PILE_HEAD] = head
+        st[S_PILE_N] += 1
+    t.hand_n[p] = 0
+
+
+@njit
+def has_three_alike_nb(t, p):
+    h = t.hand_n[p]
+    if h < 3:
+        return False
+    for i in range(h - 2):
+        d = t.cards[t.hands[p, i], C_DESIGN]
+        same = 1
+        for j in range(i + 1, h):
+            if t.cards[t.hands[p, j], C_DESIGN] == d:
+                same += 1
+        if same >= 3:
+            return True
+    return False
+
+
+@njit
+def wind_caller_nb(t, first):
+    """First seat, in turn order from `first`, holding three identical cards (NO_SEAT if none)."""
+    n = t.st[S_PLAYERS]
+    for k in range(n):
+        p = (first + k) % n
+        if has_three_alike_nb(t, p):
+            return p
+    return NO_SEAT
+
+
+@njit
+def cards_conserved_nb(t):
+    """Checked mode: every card is in exactly one place, and John is where John is said to be."""
+    st = t.st
+    seen = np.zeros(st[S_CARDS], np.int64)
+    for p in range(st[S_PLAYERS]):
+        for i in range(t.hand_n[p]):
+            seen[t.hands[p, i]] += 1
+    for i in range(st[S_PILE_N]):
+        seen[t.pile[(st[S_PILE_HEAD] + i) % MAX_CARDS]] += 1
+    for i in range(st[S_SWARM_N]):
+        seen[t.swarm[i]] += 1
+    for i in range(st[S_DISCARD_N]):
+        seen[t.discard[i]] += 1
+    if st[S_JOHN_SEAT] != NO_SEAT:
+        seen[st[S_JOHN_CARD]] += 1
+    for c in range(seen.shape[0]):
+        if seen[c] != 1:
+            return False
+    john = st[S_JOHN_CARD]
+    return john == NO_SEAT or t.cards[john, C_KIND] == K_JOHN

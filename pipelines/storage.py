@@ -1,0 +1,138 @@
+"""The study directory on any filesystem pyarrow can write: manifest, atomic batch files, resume."""
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+import uuid
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from sim.errors import SpecError
+from sim.registry import get_game
+from sim.spec import StudySpec
+
+MANIFEST = "study.json"
+FORMAT = 1
+
+
+class StudyDir:
+    """A directory holding exactly one study's dataset."""
+
+    def __init__(self, out: str | Path):
+        text = str(out)
+        try:
+            if "://" in text:
+                self.fs, self.root = pafs.FileSystem.from_uri(text)
+            else:
+                self.fs, self.root = pafs.LocalFileSystem(), str(Path(text).expanduser().resolve())
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise SpecError(f"output path {text!r} cannot be used: {exc}") from None
+        self.display = text
+
+    def path(self, relpath: str) -> str:
+        return f"{self.root}/{relpath}"
+
+    def _info(self, relpath: str = ""):
+        return self.fs.get_file_info(self.path(relpath) if relpath else self.root)
+
+    def read_manifest(self) -> dict | None:
+        if self._info(MANIFEST).type != pafs.FileType.File:
+            return None
+        with self.fs.open_input_stream(self.path(MANIFEST)) as f:
+            return json.loads(f.read().decode())
+
+    def prepare(self, study: StudySpec, command: str = "") -> bool:
+        """Claim the directory for this study. Returns True when resuming an earlier run.
+
+        Refuses a path that is a file, a directory of another study, or a non-empty directory
+        that is not a kaartlab study: nothing there is ever overwritten or mixed."""
+        info = self._info()
+        if info.type == pafs.FileType.File:
+            raise SpecError(f"output path {self.display!r} is a file, not a directory")
+        manifest = self.read_manifest()
+        if manifest is not None:
+            if manifest.get("fingerprint") != study.fingerprint():
+                other = manifest.get("study", {}).get("name", "?")
+                raise SpecError(
+                    f"output directory {self.display!r} holds another study ({other!r}, "
+                    f"fingerprint {manifest.get('fingerprint')}), not this one "
+                    f"({study.name!r}, {study.fingerprint()}); choose a new --out")
+            return True
+        if info.type == pafs.FileType.Directory:
+            if self.fs.get_file_info(pafs.FileSelector(self.root)):
+                raise SpecError(f"output directory {self.display!r} is not empty and holds no "
+                                f"{MANIFEST}: refusing to write a study into it")
+        try:
+            self.fs.create_dir(self.root, recursive=True)
+        except OSError as exc:
+            raise SpecError(f"cannot create output directory {self.display!r}: {exc}") from None
+        self._write_atomic(MANIFEST, json.dumps(manifest_for(study, command), indent=2).encode())
+        return False
+
+    def done(self) -> set[str]:
+        """Relative paths of complete batch files (temporary files are not complete)."""
+        selector = pafs.FileSelector(self.root, recursive=True, allow_not_found=True)
+        found = set()
+        for info in self.fs.get_file_info(selector):
+            if info.type == pafs.FileType.File and info.base_name.startswith("batch-") \
+                    and info.base_name.endswith(".parquet"):
+                found.add(info.path[len(self.root) + 1:])
+        return found
+
+    def write_batch(self, relpath: str, table: pa.Table) -> int:
+        """Write a batch under a temporary name and rename it into place; returns its bytes."""
+        self.fs.create_dir(self.path(relpath.rsplit("/", 1)[0]), recursive=True)
+        tmp = self.path(f"{relpath}.tmp-{uuid.uuid4().hex}")
+        pq.write_table(table, tmp, filesystem=self.fs, compression="zstd")
+        self.fs.move(tmp, self.path(relpath))
+        return self.fs.get_file_info(self.path(relpath)).size
+
+    def _write_atomic(self, relpath: str, data: bytes) -> None:
+        tmp = self.path(f"{relpath}.tmp-{uuid.uuid4().hex}")
+        with self.fs.open_output_stream(tmp) as f:
+            f.write(data)
+        self.fs.move(tmp, self.path(relpath))
+
+
+def manifest_for(study: StudySpec, command: str = "") -> dict:
+    games = {}
+    for arm in study.arms:
+        info = get_game(arm.game)
+        games[arm.game] = {"version": info.version, **info.runner().SCORE}
+    return {"kaartlab_dataset": FORMAT, "fingerprint": study.fingerprint(),
+            "study": study.to_dict(), "games": games, "provenance": provenance(command)}
+
+
+def provenance(command: str = "") -> dict:
+    packages = {}
+    for name in ("kaartlab", "numba", "numpy", "pyarrow", "polars", "ray", "scipy"):
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            packages[name] = None
+    return {"kaartlab": packages.pop("kaartlab"), "git": _git_commit(), "python": platform.python_version(),
+            "platform": platform.platform(), "packages": packages,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "command": command or " ".join(sys.argv)}
+
+
+def _git_commit() -> str | None:
+    try:
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=5)
+        commit = out.stdout.strip()
+        if out.returncode != 0 or not commit:
+            return None
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
