@@ -1,0 +1,32 @@
+"""What a section hands to the renderers: verdicts, tables, figures, notes and its raw numbers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[str]]  # formatted cells; the raw numbers live in Section.data
+    note: str = ""
+
+
+@dataclass
+class Figure:
+    title: str
+    png: bytes
+    alt: str = ""
+
+
+@dataclass
+class Section:
+    key: str  # stable id: summary.json key and HTML anchor
+    title: str
+    verdicts: list[str] = field(default_factory=list)  # plain-language findings, computed
+    notes: list[str] = field(default_factory=list)  # method notes (how the numbers were made)
+    tables: list[Table] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    data: dict = field(default_factory=dict)  # every number shown, machine-readable
+    children: list["Section"] = field(default_factory=list)
+    level: int = 2

@@ -1,0 +1,186 @@
+"""Render sections to report.html (self-contained), report.md and summary.json."""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from reports.model import Section, Table
+from reports.stats import ChiSquare, Estimate
+
+CSS = """
+body{font-family:-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif;margin:0;color:#1d2125;background:#fafafa;line-height:1.45}
+main{max-width:1100px;margin:0 auto;padding:1.2em 2em 3em}
+h1{font-size:1.6em;margin:.4em 0}h2{font-size:1.3em;margin-top:1.8em;border-bottom:2px solid #d0d7de;padding-bottom:.2em}
+h3{font-size:1.1em;margin-top:1.4em}h4{font-size:1em}
+.meta{color:#57606a;font-size:.9em}
+.verdicts{background:#eef6ee;border-left:4px solid #2d7d46;padding:.5em 1em;margin:.8em 0}
+.verdicts ul{margin:.2em 0;padding-left:1.2em}.verdicts li{margin:.25em 0}
+table{border-collapse:collapse;margin:.6em 0 1em;font-size:.85em;background:#fff}
+th,td{border:1px solid #d0d7de;padding:.25em .5em;text-align:right}.nw{white-space:nowrap}
+th{background:#f0f2f4}td.l,th.l{text-align:left;white-space:normal}
+.tablewrap{overflow-x:auto}caption{text-align:left;font-weight:600;padding:.2em 0}
+.tnote{color:#57606a;font-size:.85em;margin-top:-.6em}
+figure{margin:1em 0;background:#fff;border:1px solid #e1e4e8;padding:.5em;display:inline-block;max-width:100%}
+figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85em;color:#57606a}
+details{margin:.6em 0;font-size:.88em;color:#3d444d}summary{cursor:pointer;font-weight:600}
+nav ul{columns:2;font-size:.9em}
+"""
+
+
+# -- summary.json -------------------------------------------------------------------------------
+def plain(obj):
+    """JSON-safe copy: numpy scalars to Python, NaN/inf to null, Estimates to dicts."""
+    if isinstance(obj, (Estimate, ChiSquare)):
+        return plain(obj.to_dict())
+    if isinstance(obj, dict):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return plain(obj.tolist())
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else None
+    return obj
+
+
+def _section_json(sec: Section) -> dict:
+    out = {"title": sec.title, "verdicts": sec.verdicts, "data": plain(sec.data)}
+    if sec.children:
+        out["children"] = {c.key: _section_json(c) for c in sec.children}
+    return out
+
+
+def summary(header: dict, sections: list[Section]) -> dict:
+    return {"kaartlab_report": 1, **plain(header), "sections": {s.key: _section_json(s) for s in sections}}
+
+
+def write_json(path: Path, header: dict, sections: list[Section]) -> None:
+    path.write_text(json.dumps(summary(header, sections), indent=1, allow_nan=False) + "\n")
+
+
+def aligns(t: Table) -> list[str]:
+    """'l' for text columns (any cell starting with a letter, n/a aside), 'r' for numbers."""
+    out = []
+    for i in range(len(t.columns)):
+        cells = [str(r[i]) for r in t.rows if i < len(r) and str(r[i]) and str(r[i]) not in ("n/a", "-")]
+        out.append("l" if i == 0 or any(c[0].isalpha() for c in cells) else "r")
+    return out
+
+
+# -- markdown -----------------------------------------------------------------------------------
+def _md_cell(s: str) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(t: Table) -> str:
+    lines = [f"**{t.title}**", "", "| " + " | ".join(_md_cell(c) for c in t.columns) + " |",
+             "|" + "|".join(":---" if a == "l" else "---:" for a in aligns(t)) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in t.rows]
+    if t.note:
+        lines += ["", f"_{t.note}_"]
+    return "\n".join(lines)
+
+
+def _md_section(sec: Section) -> list[str]:
+    out = ["#" * sec.level + f" {sec.title}", ""]
+    if sec.verdicts:
+        out += [f"- {v}" for v in sec.verdicts] + [""]
+    for t in sec.tables:
+        out += [md_table(t), ""]
+    if sec.figures:
+        out += ["_Figures (in report.html): " + "; ".join(f.title for f in sec.figures) + "._", ""]
+    if sec.notes:
+        out += ["<details><summary>How these numbers are made</summary>", ""]
+        out += [f"- {n}" for n in sec.notes] + ["", "</details>", ""]
+    for c in sec.children:
+        out += _md_section(c)
+    return out
+
+
+def write_markdown(path: Path, header: dict, header_table: Table, sections: list[Section]) -> None:
+    lines = [f"# kaartlab report: {header['dataset']['study']}", "",
+             f"Dataset `{header['dataset']['path']}`, fingerprint `{header['dataset']['fingerprint']}`, "
+             f"seed {header['dataset']['seed']}. All intervals are 95%.", "", md_table(header_table), ""]
+    for sec in sections:
+        lines += _md_section(sec)
+    path.write_text("\n".join(lines).rstrip() + "\n")
+
+
+# -- html ---------------------------------------------------------------------------------------
+def _e(s) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def _html_cell(cell) -> str:
+    """Keep a number and its interval each on one line, allowing a break between them."""
+    cell = str(cell)
+    if " (" in cell and cell.endswith(")"):
+        value, interval = cell.split(" (", 1)
+        return f'<span class="nw">{_e(value)}</span> <span class="nw">({_e(interval)}</span>'
+    return _e(cell) if len(cell) > 24 else f'<span class="nw">{_e(cell)}</span>'
+
+
+def html_table(t: Table) -> str:
+    al = aligns(t)
+    cls = lambda i: ' class="l"' if i < len(al) and al[i] == "l" else ""  # noqa: E731
+    head = "".join(f"<th{cls(i)}>{_e(c)}</th>" for i, c in enumerate(t.columns))
+    body = "".join("<tr>" + "".join(f"<td{cls(i)}>{_html_cell(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+                   for row in t.rows)
+    note = f'<p class="tnote">{_e(t.note)}</p>' if t.note else ""
+    return (f'<div class="tablewrap"><table><caption>{_e(t.title)}</caption><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>{note}")
+
+
+def _html_section(sec: Section) -> str:
+    parts = [f'<section id="{_e(sec.key)}"><h{sec.level}>{_e(sec.title)}</h{sec.level}>']
+    if sec.verdicts:
+        parts.append('<div class="verdicts"><ul>' + "".join(f"<li>{_e(v)}</li>" for v in sec.verdicts) + "</ul></div>")
+    for f in sec.figures:
+        data = base64.b64encode(f.png).decode("ascii")
+        parts.append(f'<figure><img alt="{_e(f.alt)}" src="data:image/png;base64,{data}">'
+                     f"<figcaption>{_e(f.title)}</figcaption></figure>")
+    parts += [html_table(t) for t in sec.tables]
+    if sec.notes:
+        parts.append("<details><summary>How these numbers are made</summary><ul>"
+                     + "".join(f"<li>{_e(n)}</li>" for n in sec.notes) + "</ul></details>")
+    parts += [_html_section(c) for c in sec.children]
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _toc(sections: list[Section]) -> str:
+    def items(secs):
+        return "".join(f'<li><a href="#{_e(s.key)}">{_e(s.title)}</a>'
+                       + (f"<ul>{items(s.children)}</ul>" if s.children else "") + "</li>" for s in secs)
+    return f"<nav><ul>{items(sections)}</ul></nav>"
+
+
+def write_html(path: Path, header: dict, header_table: Table, sections: list[Section]) -> None:
+    d = header["dataset"]
+    prov = header.get("provenance") or {}
+    prov_text = ", ".join(f"{k} {v}" for k, v in prov.items() if isinstance(v, (str, int, float)) and v)
+    doc = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>kaartlab report: {_e(d['study'])}</title>
+<style>{CSS}</style></head>
+<body><main>
+<h1>kaartlab report: {_e(d['study'])}</h1>
+<p class="meta">Dataset <code>{_e(d['path'])}</code>, fingerprint <code>{_e(d['fingerprint'])}</code>,
+seed {_e(d['seed'])}. All intervals are 95%. {_e(prov_text)}</p>
+{html_table(header_table)}
+{_toc(sections)}
+{''.join(_html_section(s) for s in sections)}
+</main></body></html>
+"""
+    path.write_text(doc, encoding="utf-8")

@@ -1,0 +1,107 @@
+"""Game length and score distributions per arm: summary statistics and histograms."""
+from __future__ import annotations
+
+import polars as pl
+
+from reports import metrics as m
+from reports import plots, text
+from reports.context import Context
+from reports.model import Section, Table
+
+KEY = "distributions"
+STATS = ("mean", "sd", "min", "p5", "p25", "p50", "p75", "p95", "max")
+
+
+def _queries(ctx: Context) -> list[pl.LazyFrame]:
+    players = ctx.max_players
+    aggs = [pl.len().alias("games")] + m.describe(pl.col("turns"), "turns") + m.describe(pl.col("rounds"), "rounds")
+    for s in range(players):
+        aggs += m.describe(m.seat_score(s), f"score{s}")
+    scan = ctx.scan
+    scores = (scan.select("arm", "score", pl.int_ranges(pl.col("score").list.len()).alias("seat"))
+              .explode(["score", "seat"])
+              .group_by("arm", "seat", pl.col("score").alias("value")).len("count"))
+    return [
+        scan.group_by("arm").agg(aggs),
+        scan.group_by("arm", pl.col("turns").alias("value")).len("count"),
+        scan.group_by("arm", pl.col("rounds").alias("value")).len("count"),
+        scores,
+    ]
+
+
+def compute(ctx: Context) -> dict:
+    """{'stats': {arm: {...}}, 'histograms': {'turns'|'rounds'|'score': DataFrame}} in one collect."""
+    def run():
+        stats, turns, rounds, scores = pl.collect_all(_queries(ctx))
+        rows = {r["arm"]: r for r in stats.iter_rows(named=True)}
+        order = {a.name: i for i, a in enumerate(ctx.arms)}
+        sort = lambda f, *by: f.with_columns(pl.col("arm").replace_strict(order, default=len(order)).alias("_o")).sort("_o", *by).drop("_o")  # noqa: E731
+        out = {}
+        for arm in ctx.arms:
+            r = rows.get(arm.name)
+            if r is None:
+                continue
+            block = {"games": int(r["games"])}
+            for var in ("turns", "rounds"):
+                block[var] = {st: r[f"{var}:{st}"] for st in STATS}
+            block["score"] = [{"seat": s, **{st: r[f"score{s}:{st}"] for st in STATS}} for s in range(arm.players)]
+            out[arm.name] = block
+        return {"stats": out, "histograms": {"turns": sort(turns, "value"), "rounds": sort(rounds, "value"),
+                                             "score": sort(scores, "seat", "value")}}
+    return ctx.cached(("distributions",), run)
+
+
+def _verdict(ctx: Context, arm: str, b: dict) -> str:
+    t, r = b["turns"], b["rounds"]
+    dt = text.digits_for(t["mean"])
+    seats = b["score"]
+    best = min(seats, key=lambda x: x["mean"] * (-1 if ctx.info.higher_score_wins else 1))
+    worst = max(seats, key=lambda x: x["mean"] * (-1 if ctx.info.higher_score_wins else 1))
+    return (f"{arm}: games last {text.number(t['mean'], dt)} turns on average (median {text.quantity(t['p50'], dt)}, "
+            f"90% between {text.quantity(t['p5'], dt)} and {text.quantity(t['p95'], dt)}) over {text.number(r['mean'])} rounds; "
+            f"average {ctx.score_word} per seat: best seat {best['seat']} ({text.number(best['mean'])}), "
+            f"worst seat {worst['seat']} ({text.number(worst['mean'])}), {ctx.better_score}.")
+
+
+def _hist_data(frame: pl.DataFrame, by: tuple[str, ...]) -> dict:
+    out: dict = {}
+    for key, part in frame.group_by(by, maintain_order=True):
+        node = out
+        for k in key[:-1]:
+            node = node.setdefault(str(k), {})
+        node[str(key[-1])] = {"value": part["value"].to_list(), "count": part["count"].to_list()}
+    return out
+
+
+def section(ctx: Context) -> Section | None:
+    data = compute(ctx)
+    stats = data["stats"]
+    if not stats:
+        return None
+    h = data["histograms"]
+    sec = Section(key=ctx.key(KEY), title=ctx.title("Game length and score distributions"))
+    sec.verdicts = [_verdict(ctx, arm, b) for arm, b in stats.items()]
+    sec.notes = [f"turns = actions taken in a game; rounds = deals played; score = {ctx.score_word} per seat "
+                 f"at the end ({ctx.better_score}). p5..p95 are linearly interpolated quantiles.",
+                 "Histograms show the share of an arm's games per bin, so arms of different sizes compare."]
+    sec.data = {"arms": stats,
+                "histograms": {"turns": _hist_data(h["turns"], ("arm",)),
+                               "rounds": _hist_data(h["rounds"], ("arm",)),
+                               "score": _hist_data(h["score"], ("arm", "seat"))}}
+    head = ["arm", "measure", "games", "mean", "sd", "p5", "p25", "median", "p75", "p95"]
+    rows = []
+    for arm, b in stats.items():
+        items = [("turns", b["turns"]), ("rounds", b["rounds"])]
+        items += [(f"{ctx.score_word}, seat {x['seat']}", x) for x in b["score"]]
+        for label, x in items:
+            d = text.digits_for(x["mean"])
+            rows.append([arm, label, text.count(b["games"]), text.number(x["mean"], d), text.number(x["sd"], d)]
+                        + [text.quantity(x[st], d) for st in ("p5", "p25", "p50", "p75", "p95")])
+    sec.tables.append(Table("Game length and score per arm", head, rows))
+    sec.figures.append(plots.histograms(h["turns"], "value", "count", hue="arm", xlabel="turns per game",
+                                        title="Game length (turns)"))
+    sec.figures.append(plots.histograms(h["rounds"], "value", "count", hue="arm", xlabel="rounds per game",
+                                        title="Game length (rounds)"))
+    sec.figures.append(plots.histograms(h["score"], "value", "count", hue="seat", panel="arm",
+                                        xlabel=f"final {ctx.score_word}", title=f"Final {ctx.score_word} by seat"))
+    return sec

@@ -1,0 +1,133 @@
+"""Variant comparison: arms of the same game, players and policies that differ in rules only."""
+from __future__ import annotations
+
+import polars as pl
+
+from reports import metrics as m
+from reports import plots, text
+from reports.compare import Comparison, Measure, compare_pairs, comparison_frame
+from reports.context import Context
+from reports.dataset import Pair
+from reports.model import Figure, Section, Table
+from reports.sections.first_player import seat_stats
+
+KEY = "variants"
+NOTES = [
+    "Arms share seeds: game i starts from the same shuffle in every arm (common random numbers). "
+    "Each difference is therefore paired on the game index: the per-game difference (variant minus "
+    "baseline) is averaged over the games both arms played, with a 95% t-interval. For seat 0's win "
+    "this is the paired difference of its (1/n-weighted) win indicators, so it is also the change in "
+    "seat 0's edge.",
+    "The unpaired column is the Welch interval on the same games as if the arms were independent; "
+    "'narrower' says how many times narrower pairing makes the interval.",
+    "Balance = 1 - (largest - smallest seat win share); per arm the two extreme seats are taken from "
+    "that arm's shares and treated as fixed (delta method), so balance changes are a little optimistic "
+    "when seats are close.",
+    "A change is called detectable when its paired interval excludes 0.",
+]
+
+
+def core_measures(ctx: Context) -> list[Measure]:
+    stats = seat_stats(ctx)
+
+    def balance(arm):
+        st = stats[arm.name]
+        return 1.0 - m.gap(st.hi_seat, st.lo_seat)
+
+    return [
+        Measure("seat0_win", "seat-0 win share", lambda arm: m.win_weight(0), share=True),
+        Measure("balance", "balance", balance, share=True),
+        Measure("turns", "turns per game", lambda arm: pl.col("turns")),
+        Measure("rounds", "rounds per game", lambda arm: pl.col("rounds")),
+    ]
+
+
+def default_outcomes(ctx: Context) -> tuple[Measure, ...]:
+    return (Measure("score_mean", f"{ctx.score_word} per seat", lambda arm: m.score_mean()),)
+
+
+def measures(ctx: Context) -> list[Measure]:
+    """Core measures then the game's own outcome measures (reports.registry.OUTCOMES)."""
+    from reports.registry import OUTCOMES
+
+    return core_measures(ctx) + list(OUTCOMES.get(ctx.game, default_outcomes(ctx)))
+
+
+def comparisons(ctx: Context, pairs: list[Pair]) -> dict[str, list[Comparison]]:
+    """Every measure for every pair (cached, so game sections reuse them)."""
+    return compare_pairs(ctx, [p for p in pairs if p.a.name in seat_stats(ctx) and p.b.name in seat_stats(ctx)],
+                         measures(ctx))
+
+
+# -- formatting shared with game sections ----------------------------------------------------------
+def fmt_mean(c: Comparison, est) -> str:
+    return text.share_ci(est) if c.measure.share else text.value_ci(est)
+
+
+def fmt_diff(c: Comparison, est=None) -> str:
+    est = est or c.paired
+    return text.points(est) if c.measure.share else text.value_ci(est, signed_values=True)
+
+
+def fmt_interval(c: Comparison, est) -> str:
+    full = fmt_diff(c, est)
+    return full[full.find("("):] if "(" in full else full
+
+
+def pair_verdict(pair: Pair, comps: list[Comparison], name: str | None = None) -> str:
+    """'john-on vs john-off (john_knut 0->1, paired on N games): turns per game +12.3 (...); no
+    detectable change in seat-0 win share, balance.'"""
+    n = max((c.paired.n for c in comps), default=0)
+    if n == 0:
+        return f"{name or pair.key}: the two arms share no game indices, no paired comparison."
+    found = [c for c in comps if c.detected]
+    flat = [c for c in comps if not c.detected]
+    head = f"{name or pair.key} ({pair.describe_changes()}; paired on {text.count(n)} shared game seeds): "
+    body = "; ".join(f"{c.measure.label} {fmt_diff(c)}" for c in found) if found else \
+        "no detectable change in any measure"
+    if found and flat:
+        body += "; no detectable change in " + ", ".join(c.measure.label for c in flat)
+    return head + body + "."
+
+
+def comparison_table(pair: Pair, comps: list[Comparison], title: str | None = None) -> Table:
+    rows = [[c.measure.label, fmt_mean(c, c.baseline), fmt_mean(c, c.variant), fmt_diff(c),
+             fmt_interval(c, c.unpaired), text.ratio(c.narrowing),
+             "yes" if c.detected else "no"] for c in comps]
+    return Table(title or f"{pair.b.name} vs {pair.a.name} ({pair.describe_changes()})",
+                 ["measure", pair.a.name, pair.b.name, "difference (paired 95%)", "unpaired 95%", "narrower",
+                  "detectable"], rows,
+                 note="shares in percent, their differences in percentage points; 'narrower': unpaired / paired "
+                      "interval width; detectable: the paired interval excludes 0")
+
+
+def comparison_figure(comps: dict[str, list[Comparison]], title: str) -> Figure:
+    frame = comparison_frame(comps)
+    return plots.forest(frame, "pair", "diff", "lo", "hi", panel="measure", lo2="lo_unpaired", hi2="hi_unpaired",
+                        ref=0.0, percent="share", title=title)
+
+
+def pair_data(pair: Pair, comps: list[Comparison], verdict: str) -> dict:
+    return {"baseline": pair.a.name, "variant": pair.b.name,
+            "changes": {k: list(v) for k, v in pair.changes.items()},
+            "games_paired": max((c.paired.n for c in comps), default=0),
+            "measures": {c.measure.key: c.to_dict() for c in comps}, "verdict": verdict}
+
+
+def section(ctx: Context) -> Section | None:
+    if len(ctx.arms) < 2:
+        return None
+    sec = Section(key=ctx.key(KEY), title=ctx.title("Variant comparison"), notes=list(NOTES))
+    pairs = ctx.dataset.variant_pairs(ctx.game)
+    comps = comparisons(ctx, pairs)
+    if not comps:
+        sec.verdicts = ["No two arms have the same players, policies and deck with different rules: "
+                        "nothing to compare as variants."]
+        sec.data = {"pairs": {}}
+        return sec
+    by_key = {p.key: p for p in pairs}
+    sec.verdicts = [pair_verdict(by_key[k], c) for k, c in comps.items()]
+    sec.data = {"pairs": {k: pair_data(by_key[k], c, v) for (k, c), v in zip(comps.items(), sec.verdicts)}}
+    sec.tables = [comparison_table(by_key[k], c) for k, c in comps.items()]
+    sec.figures.append(comparison_figure(comps, "Variant minus baseline, paired (blue) and unpaired (grey) 95% intervals"))
+    return sec

@@ -1,0 +1,108 @@
+"""Number formatting for verdicts and tables (plain ASCII, so CI logs stay readable)."""
+from __future__ import annotations
+
+import math
+
+from reports.stats import Estimate
+
+
+def _finite(*xs) -> bool:
+    return all(x is not None and isinstance(x, (int, float)) and math.isfinite(x) for x in xs)
+
+
+def _decimals_for_width(width: float, lo: int = 0, hi: int = 4) -> int:
+    """Enough decimals that an interval of this width shows about two significant digits."""
+    if not _finite(width) or width <= 0:
+        return max(lo, 1)
+    return int(min(hi, max(lo, 1 - math.floor(math.log10(width)))))
+
+
+def count(n) -> str:
+    if not _finite(n):
+        return "n/a" if n is None or not (isinstance(n, float) and math.isinf(n)) else "infinitely many"
+    return f"{int(round(n)):,}"
+
+
+def pct(x: float, digits: int = 1) -> str:
+    return f"{x * 100:.{digits}f}%" if _finite(x) else "n/a"
+
+
+def share_digits(est: Estimate) -> int:
+    """Decimals for a share in percent: 1, or 2 when the interval is narrower than 0.2 points."""
+    return 2 if _finite(est.lo, est.hi) and (est.hi - est.lo) * 100 < 0.2 else 1
+
+
+def share_ci(est: Estimate) -> str:
+    """'27.1% (26.9-27.3)'."""
+    d = share_digits(est)
+    if not _finite(est.value):
+        return "n/a"
+    if not _finite(est.lo, est.hi):
+        return pct(est.value, d)
+    return f"{est.value * 100:.{d}f}% ({est.lo * 100:.{d}f}-{est.hi * 100:.{d}f})"
+
+
+def signed(x: float, digits: int) -> str:
+    if not _finite(x):
+        return "n/a"
+    s = f"{x:+.{digits}f}"
+    return "0." + "0" * digits if s.strip("+-0.") == "" else s
+
+
+def points(est: Estimate, digits: int | None = None) -> str:
+    """A difference of shares in percentage points: '+2.1 points (1.8 to 2.4)'."""
+    if digits is None:
+        digits = share_digits(est)
+    if not _finite(est.lo, est.hi):
+        return f"{signed(est.value * 100, digits)} points"
+    return (f"{signed(est.value * 100, digits)} points "
+            f"({signed(est.lo * 100, digits)} to {signed(est.hi * 100, digits)})")
+
+
+def digits_for(x: float) -> int:
+    """Decimals for a plain number of this magnitude (3 significant digits, at most 2 decimals)."""
+    ax = abs(x) if _finite(x) else 0.0
+    return 0 if ax >= 100 else 1 if ax >= 10 else 2
+
+
+def number(x: float, digits: int | None = None) -> str:
+    if not _finite(x):
+        return "n/a"
+    return f"{x:,.{digits_for(x) if digits is None else digits}f}"
+
+
+def quantity(x: float, digits: int) -> str:
+    """Like number(), but an integral value (a quantile of counts) shows no decimals."""
+    if _finite(x) and float(x).is_integer():
+        return f"{int(x):,}"
+    return number(x, digits)
+
+
+def p_value(p: float, bare: bool = False) -> str:
+    """'p = 0.042', 'p < 0.0001' (bare: '0.042', '< 0.0001')."""
+    if not _finite(p):
+        return "n/a" if bare else "p n/a"
+    s = "< 0.0001" if p < 1e-4 else f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+    if bare:
+        return s
+    return f"p {s}" if s.startswith("<") else f"p = {s}"
+
+
+def value_ci(est: Estimate, signed_values: bool = False) -> str:
+    """'12.3 (11.9 to 12.7)' with decimals chosen from the interval width."""
+    if not _finite(est.value):
+        return "n/a"
+    if not _finite(est.lo, est.hi):
+        return signed(est.value, 2) if signed_values else number(est.value)
+    d = _decimals_for_width(est.hi - est.lo)
+    f = (lambda v: signed(v, d)) if signed_values else (lambda v: f"{v:,.{d}f}")
+    return f"{f(est.value)} ({f(est.lo)} to {f(est.hi)})"
+
+
+def ratio(x: float) -> str:
+    return f"{x:.1f}x" if _finite(x) else "n/a"
+
+
+def seat_list(seats) -> str:
+    seats = list(seats)
+    return ", ".join(str(s) for s in seats)

@@ -1,0 +1,304 @@
+"""Tests for reports/: statistics on known synthetic datasets, the three outputs, and the HTML in a
+real headless Chromium. Datasets are built in tmp_path per docs/schema.md (tests/reports_fixtures.py)."""
+from __future__ import annotations
+
+import json
+import os
+from html import escape as html_escape
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+# tests/ for the fixture module; the repo root first so `reports` is this checkout's package even
+# when an editable install predates reports/__init__.py (it would resolve to a namespace package).
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+from reports_fixtures import FakeArm, probs_for, weighted_wins, write_study  # noqa: E402
+
+from reports import build_report  # noqa: E402
+from reports.context import Context  # noqa: E402
+from reports.dataset import Dataset  # noqa: E402
+from reports.registry import OUTCOMES, SECTIONS  # noqa: E402
+from reports.sections import first_player  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+EDGE_PROBS = (0.30, 0.70 / 3, 0.70 / 3, 0.70 / 3)  # seat 0 wins 5 points more than a fair 25%
+JOHN_SHIFT = 10.0  # turns John adds to every game in the fixture
+STRENGTH = {"greedy": 1.3, "cautious": 1.0}
+ROTATION = (("greedy", "cautious", "greedy", "cautious"), ("cautious", "greedy", "cautious", "greedy"))
+
+
+def seat_stats(root: Path, game: str = "knutten") -> dict:
+    return first_player.seat_stats(Context(Dataset(root), game))
+
+
+# -- first-player advantage -------------------------------------------------------------------------
+def test_fair_seats_show_no_advantage(tmp_path):
+    arm = FakeArm("fair", games=20000)
+    written = write_study(tmp_path, [arm], seed=11)
+    st = seat_stats(tmp_path)["fair"]
+    assert st.games == 20000
+    np.testing.assert_allclose(st.wins, weighted_wins(written["columns"]["fair"], 4))
+    assert not st.edge.excludes(0.0), st.edge
+    for share, truth in zip(st.shares, arm.expected_shares()):
+        assert share.lo <= truth <= share.hi
+    assert st.chi.p_value > 0.05
+    verdict = first_player.edge_verdict(st)
+    assert "no detectable first-player advantage" in verdict
+    assert "real first-player" not in verdict
+
+
+def test_injected_five_point_edge_is_detected_and_covered(tmp_path):
+    arm = FakeArm("edge", games=20000, win_probs=EDGE_PROBS)
+    written = write_study(tmp_path, [arm], seed=12)
+    st = seat_stats(tmp_path)["edge"]
+    true_edge = arm.expected_shares()[0] - 0.25
+    assert true_edge > 0.045
+    assert st.edge.excludes(0.0)
+    assert st.edge.lo <= true_edge <= st.edge.hi
+    assert st.shares[0].value == pytest.approx(weighted_wins(written["columns"]["edge"], 4)[0] / 20000)
+    assert st.chi.p_value < 1e-6
+    # the weighted count really is used: shared wins exist and count 1/2 each
+    assert st.shared > 0 and st.wins.sum() == pytest.approx(20000)
+    verdict = first_player.edge_verdict(st)
+    assert verdict.startswith("edge: seat 0 wins ")
+    assert "above a fair share (25.0%): a real first-player advantage" in verdict
+
+
+def test_too_few_games_says_so_with_games_needed(tmp_path):
+    write_study(tmp_path, [FakeArm("small", games=300, win_probs=(0.28, 0.24, 0.24, 0.24))], seed=3)
+    st = seat_stats(tmp_path)["small"]
+    assert not st.edge.excludes(0.0)
+    p0 = st.shares[0].value
+    h = 2 * np.arcsin(np.sqrt(p0)) - 2 * np.arcsin(np.sqrt(0.25))  # Cohen's h, one-sample normal test
+    expected = ((sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) / h) ** 2
+    assert st.needed == pytest.approx(expected, rel=0.01)
+    assert st.needed > st.games
+    verdict = first_player.edge_verdict(st)
+    assert "too few games to tell" in verdict
+    assert f"{int(st.needed):,} games" in verdict and "this arm has 300" in verdict
+
+
+# -- full report on a common-random-number study ------------------------------------------------------
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("study")
+    arms = [
+        FakeArm("john-off", games=12000, win_probs=(0.28, 0.24, 0.24, 0.24)),
+        FakeArm("john-on", games=12000, win_probs=(0.27, 0.25, 0.24, 0.24), rules={"john_knut": 1},
+                turns_shift=JOHN_SHIFT),
+        FakeArm("john-on-heavy", games=12000, win_probs=(0.27, 0.25, 0.24, 0.24),
+                rules={"john_knut": 1, "heavy_weather": 1, "heavy_bites_to_end": 12}, turns_shift=JOHN_SHIFT + 5),
+        *[FakeArm(f"mixed-{i}", games=6000, policies=pol, win_probs=probs_for(pol, STRENGTH), rules={"threshold": 25})
+          for i, pol in enumerate(ROTATION)],
+    ]
+    written = write_study(root, arms, seed=5, batch_size=5000)
+    out = tmp_path_factory.mktemp("out")
+    paths = build_report(root, out_dir=out)
+    return {"root": root, "out": out, "paths": paths, "written": written, "arms": {a.name: a for a in arms},
+            "summary": json.loads(paths["json"].read_text())}
+
+
+def test_build_report_writes_three_files(study):
+    paths = study["paths"]
+    assert set(paths) == {"html", "md", "json"}
+    for key, name in (("html", "report.html"), ("md", "report.md"), ("json", "summary.json")):
+        assert paths[key] == study["out"] / name and paths[key].stat().st_size > 0
+    assert not (study["root"] / "report.html").exists()  # out_dir respected
+
+
+def test_summary_json_contains_the_numbers(study):
+    s, cols = study["summary"], study["written"]["columns"]
+    assert s["kaartlab_report"] == 1
+    assert s["dataset"]["fingerprint"] == study["written"]["fingerprint"]
+    assert {a["name"]: a["games"] for a in s["dataset"]["arms"]}["john-on"] == 12000
+    assert list(s["sections"]) == ["first_player", "distributions", "variants", "policies", "knutten.john_knut",
+                                   "knutten.heavy_weather"]
+    fp = s["sections"]["first_player"]["data"]["arms"]["john-off"]
+    ref = weighted_wins(cols["john-off"], 4) / 12000
+    assert [x["estimate"] for x in fp["seats"]] == pytest.approx(ref.tolist())
+    assert fp["seat0_edge"]["estimate"] == pytest.approx(ref[0] - 0.25)
+    assert fp["seat0_edge"]["detected"] is True
+    assert {"statistic", "df", "p_value"} <= set(fp["equal_seats_test"])
+    assert fp["balance"]["estimate"] == pytest.approx(1 - (ref.max() - ref.min()))
+    turns = s["sections"]["distributions"]["data"]["arms"]["john-on"]["turns"]
+    t = cols["john-on"]["turns"]
+    assert turns["mean"] == pytest.approx(t.mean())
+    assert turns["p50"] == pytest.approx(np.median(t))
+    assert turns["p95"] == pytest.approx(np.quantile(t, 0.95))
+    hist = s["sections"]["distributions"]["data"]["histograms"]["turns"]["john-on"]
+    assert sum(hist["count"]) == 12000
+    john = s["sections"]["knutten.john_knut"]["data"]["arms"]["john-on"]
+    c = cols["john-on"]
+    assert john["events"]["drawn"]["estimate"] == pytest.approx((c["john_drawn_by"] >= 0).mean())
+    assert john["events"]["held"]["estimate"] == pytest.approx(((c["john_drawn_by"] >= 0) & (c["john_plays"] == 0)).mean())
+    assert john["per_game"]["john_bites"]["estimate"] == pytest.approx(c["john_bites"].mean())
+    # every verdict is in the summary, and no NaN slipped into the JSON
+    assert all(sec["verdicts"] for sec in s["sections"].values())
+    assert "NaN" not in study["paths"]["json"].read_text()
+
+
+def test_paired_comparison_is_narrower_than_unpaired(study):
+    pair = study["summary"]["sections"]["variants"]["data"]["pairs"]["john-on vs john-off"]
+    assert pair["changes"] == {"john_knut": [0, 1]} and pair["games_paired"] == 12000
+    cols = study["written"]["columns"]
+    for key in ("turns", "seat0_win", "wind_share"):
+        m = pair["measures"][key]
+        paired, unpaired = m["difference"], m["unpaired_difference"]
+        assert paired["hi"] - paired["lo"] < unpaired["hi"] - unpaired["lo"], key
+        assert paired["estimate"] == pytest.approx(unpaired["estimate"])
+    turns = pair["measures"]["turns"]["difference"]
+    d = cols["john-on"]["turns"].astype(float) - cols["john-off"]["turns"]
+    assert turns["estimate"] == pytest.approx(d.mean())
+    half = sps.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    assert turns["hi"] - turns["estimate"] == pytest.approx(half)
+    assert turns["lo"] <= JOHN_SHIFT <= turns["hi"]
+    assert pair["measures"]["turns"]["narrowing"] > 3
+    w0 = lambda c: ((c["winner_mask"] & 1) / c["n_winners"])  # noqa: E731
+    seat0 = pair["measures"]["seat0_win"]["difference"]
+    assert seat0["estimate"] == pytest.approx((w0(cols["john-on"]) - w0(cols["john-off"])).mean())
+    # the John section reuses the same paired numbers, restricted to its effects
+    effects = study["summary"]["sections"]["knutten.john_knut"]["children"]["knutten.john_knut.effects"]
+    eff = effects["data"]["pairs"]["john-on vs john-off"]["measures"]
+    assert set(eff) == {"turns", "rounds", "wind_share", "wind_calls", "bites", "seat0_win", "balance"}
+    assert eff["turns"] == pair["measures"]["turns"]
+    heavy = study["summary"]["sections"]["knutten.heavy_weather"]["data"]["pairs"]
+    assert list(heavy) == ["john-on-heavy vs john-on"]  # heavy_bites_to_end may differ along with the switch
+
+
+def test_john_knut_roles(study):
+    john = study["summary"]["sections"]["knutten.john_knut"]["data"]["arms"]["john-on"]
+    roles = john["roles"]
+    assert roles["target"]["win_share"]["estimate"] < 0.01 and roles["target"]["detected"]  # fixture: target never wins
+    assert roles["drawer"]["win_share"]["lo"] <= 0.25 <= roles["drawer"]["win_share"]["hi"]
+    verdicts = study["summary"]["sections"]["knutten.john_knut"]["verdicts"]
+    assert any("receives John's first bite" in v and "hurts" in v for v in verdicts)
+    assert "john-off" not in study["summary"]["sections"]["knutten.john_knut"]["data"]["arms"]
+
+
+def test_policy_comparison(study):
+    group = study["summary"]["sections"]["policies"]["data"]["groups"][0]
+    assert group["arms"] == ["mixed-0", "mixed-1"] and group["separable"] is True
+    greedy, cautious = group["policies"]["greedy"], group["policies"]["cautious"]
+    assert greedy["lo"] > 0.25 > cautious["hi"]
+    assert greedy["lo"] <= 1.3 / 4.6 <= greedy["hi"]  # true share 1.3 / (2 * 1.3 + 2 * 1.0), ties aside
+    h2h = {(m["policy"], m["opponent"]): m["estimate"] for m in group["matchups"]}
+    assert h2h["greedy", "cautious"] + h2h["cautious", "greedy"] == pytest.approx(1.0)
+    assert h2h["greedy", "cautious"] > 0.5
+    assert len(group["seat_policy"]) == 8
+
+
+def test_markdown_and_html_carry_the_verdicts(study):
+    md = study["paths"]["md"].read_text()
+    html = study["paths"]["html"].read_text()
+    verdicts = [v for sec in study["summary"]["sections"].values() for v in sec["verdicts"]]
+    verdicts += [v for sec in study["summary"]["sections"].values() for ch in sec.get("children", {}).values()
+                 for v in ch["verdicts"]]
+    assert len(verdicts) > 10
+    for v in verdicts:
+        assert v in md
+        assert html_escape(v, quote=True) in html
+    assert "john-off: seat 0 wins" in md and "a real first-player advantage" in md
+    assert "paired on 12,000 shared game seeds" in md
+
+
+def test_html_is_self_contained(study):
+    html = study["paths"]["html"].read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+    assert "<script" not in html.lower() and "@import" not in html and "url(" not in html
+    images = re.findall(r'<img [^>]*src="([^"]+)"', html)
+    assert len(images) >= 10 and all(src.startswith("data:image/png;base64,") for src in images)
+
+
+# -- the HTML in a real browser --------------------------------------------------------------------
+def _need_chromium():
+    if CHROMIUM.exists():
+        return
+    if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
+        pytest.fail(f"{CHROMIUM} missing in CI: run .ci/ensure-chromium.sh first")
+    pytest.skip(f"{CHROMIUM} not installed (run .ci/ensure-chromium.sh)")
+
+
+def run_chromium(page: Path, work: Path, height: int = 3000) -> tuple[str, list[str], Path]:
+    """Load a file in headless Chromium: (dumped DOM, console messages, screenshot path)."""
+    shot = work / "shot.png"
+    cmd = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={work / 'profile'}", "--enable-logging=stderr", "--v=0", "--hide-scrollbars",
+           f"--window-size=1200,{height}", "--dump-dom", f"--screenshot={shot}", page.resolve().as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=work)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    return proc.stdout, console, shot
+
+
+def test_missing_chromium_fails_in_ci_and_skips_locally(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception):
+        _need_chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        _need_chromium()
+
+
+def test_console_check_catches_page_errors(tmp_path):
+    """Negative control: the console scan used below does see a page's errors."""
+    _need_chromium()
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html><body><p>x</p><script>console.error("boom"); nope();</script></body></html>')
+    _dom, console, _shot = run_chromium(bad, tmp_path, height=200)
+    assert any("boom" in line for line in console)
+    assert any("nope is not defined" in line for line in console)
+
+
+def test_html_opens_in_headless_chromium(study, tmp_path):
+    _need_chromium()
+    dom, console, shot = run_chromium(study["paths"]["html"], tmp_path)
+    assert console == [], console
+    assert "First-player advantage" in dom and "John Knut impact" in dom
+    assert dom.count("data:image/png;base64,") >= 10
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1200, 3000)
+    keep = os.environ.get("KAARTLAB_REPORT_SHOT")
+    if keep:
+        shutil.copy(shot, keep)
+
+
+# -- generic parts: other games, registry, layout of the package -------------------------------------
+def test_game_without_registered_sections_gets_the_generic_report(tmp_path):
+    arms = [FakeArm("w-3p", game="wizard", players=3, games=1500, win_probs=(0.4, 0.3, 0.3), rules={"trump": 1}),
+            FakeArm("w-3p-b", game="wizard", players=3, games=1500, rules={"trump": 0})]
+    write_study(tmp_path, arms, seed=9)
+    paths = build_report(tmp_path)
+    assert paths["html"] == tmp_path / "report.html"
+    s = json.loads(paths["json"].read_text())
+    assert list(s["sections"]) == ["first_player", "distributions", "variants"]
+    assert s["games"]["wizard"]["higher_score_wins"] is True
+    dist = s["sections"]["distributions"]["verdicts"][0]
+    assert "points per seat" in dist and "higher is better" in dist
+    pair = s["sections"]["variants"]["data"]["pairs"]["w-3p vs w-3p-b"]
+    assert "score_mean" in pair["measures"]  # default outcome: mean score per seat
+    assert "wizard" not in SECTIONS and "knutten" in SECTIONS and "knutten" in OUTCOMES
+
+
+def test_dataset_without_study_json_reads_parquet_metadata(tmp_path):
+    write_study(tmp_path, [FakeArm("a", games=100)], write_manifest=False)
+    ds = Dataset(tmp_path)
+    assert [a.name for a in ds.arms] == ["a"] and ds.fingerprint
+    assert seat_stats(tmp_path)["a"].games == 100
+
+
+def test_reports_reads_only_the_dataset():
+    for path in (ROOT / "reports").rglob("*.py"):
+        src = path.read_text()
+        assert not re.search(r"^\s*(from|import)\s+(kernels|sim|pipelines)\b", src, re.M), path
+        assert "import matplotlib.pyplot" not in src, path
