@@ -48,11 +48,11 @@ class StudyDir:
         with self.fs.open_input_stream(self.path(MANIFEST)) as f:
             return json.loads(f.read().decode())
 
-    def prepare(self, study: StudySpec, command: str = "") -> bool:
-        """Claim the directory for this study. Returns True when resuming an earlier run.
+    def check(self, study: StudySpec) -> bool:
+        """Can this study be written here? True when the directory already holds it (resume).
 
         Refuses a path that is a file, a directory of another study, or a non-empty directory
-        that is not a kaartlab study: nothing there is ever overwritten or mixed."""
+        that is not a kaartlab study: nothing there is ever overwritten or mixed. Writes nothing."""
         info = self._info()
         if info.type == pafs.FileType.File:
             raise SpecError(f"output path {self.display!r} is a file, not a directory")
@@ -65,10 +65,15 @@ class StudyDir:
                     f"fingerprint {manifest.get('fingerprint')}), not this one "
                     f"({study.name!r}, {study.fingerprint()}); choose a new --out")
             return True
-        if info.type == pafs.FileType.Directory:
-            if self.fs.get_file_info(pafs.FileSelector(self.root)):
-                raise SpecError(f"output directory {self.display!r} is not empty and holds no "
-                                f"{MANIFEST}: refusing to write a study into it")
+        if info.type == pafs.FileType.Directory and self.fs.get_file_info(pafs.FileSelector(self.root)):
+            raise SpecError(f"output directory {self.display!r} is not empty and holds no "
+                            f"{MANIFEST}: refusing to write a study into it")
+        return False
+
+    def prepare(self, study: StudySpec, command: str = "") -> bool:
+        """Claim the directory for this study (see check). Returns True when resuming."""
+        if self.check(study):
+            return True
         try:
             self.fs.create_dir(self.root, recursive=True)
         except OSError as exc:
@@ -77,12 +82,16 @@ class StudyDir:
         return False
 
     def done(self) -> set[str]:
-        """Relative paths of complete batch files (temporary files are not complete)."""
+        """Relative paths of complete batch files. Temporary files left by a killed run are
+        incomplete by construction: they are removed."""
         selector = pafs.FileSelector(self.root, recursive=True, allow_not_found=True)
         found = set()
         for info in self.fs.get_file_info(selector):
-            if info.type == pafs.FileType.File and info.base_name.startswith("batch-") \
-                    and info.base_name.endswith(".parquet"):
+            if info.type != pafs.FileType.File or not info.base_name.startswith("batch-"):
+                continue
+            if ".parquet.tmp-" in info.base_name:
+                self.fs.delete_file(info.path)
+            elif info.base_name.endswith(".parquet"):
                 found.add(info.path[len(self.root) + 1:])
         return found
 

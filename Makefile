@@ -1,0 +1,31 @@
+# kaartlab: `make study` sets up and runs the main study with its report; `make test` sets up and
+# runs the tests. Both create .venv with the project's own dependencies on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: study test bench setup clean
+
+study: $(STAMP)
+	$(BIN)/kaartlab study examples/john-knut.toml --out runs/john-knut --report
+
+test: $(STAMP)
+	bash .ci/ensure-chromium.sh
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("kaartlab needs Python 3.11+") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) runs
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,256 @@
+"""The `kaartlab` command: games, run, study, trace, report."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from sim.errors import KernelError, SpecError
+
+EPILOG = """examples:
+  kaartlab games
+  kaartlab run knutten --games 100000 --players 4 --policy cautious,trap,random,cautious --out runs/k4
+  kaartlab run knutten --games 100000 --players 4 --rule john_knut=false --rule threshold=35 --out runs/k4b
+  kaartlab study examples/john-knut.toml --out runs/john-knut --report
+  kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
+  kaartlab trace --dataset runs/john-knut --arm john-on --index 12
+  kaartlab report runs/john-knut
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return args.handler(args) or 0
+    except (SpecError, KernelError) as exc:
+        print(f"kaartlab: error: {exc}", file=sys.stderr)
+        return 1 if isinstance(exc, KernelError) else 2
+    except _report_error() as exc:
+        print(f"kaartlab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("kaartlab: interrupted; finished batches are kept, rerun the same command to resume",
+              file=sys.stderr)
+        return 130
+
+
+def _report_error():
+    from reports.dataset import ReportError
+
+    return ReportError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kaartlab", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="Monte Carlo balance studies for card games: play millions of games with "
+                    "heuristic players, store one Parquet row per game, report with statistics.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("games", help="list games, their rule parameters and policies")
+    p.add_argument("game", nargs="?", help="show only this game")
+    p.set_defaults(handler=cmd_games)
+
+    p = sub.add_parser("run", help="play one arm (a game, seats, rules, policies) into a dataset",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
+    p.add_argument("game", help="game name (see `kaartlab games`)")
+    _arm_options(p)
+    p.add_argument("--games", type=_count, default=100_000, help="games to play (default 100000)")
+    p.add_argument("--name", default=None, help="study name (default: the game's name)")
+    _run_options(p)
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("study", help="run a study file with several arms (see examples/)")
+    p.add_argument("file", help="study TOML file")
+    _run_options(p)
+    p.set_defaults(handler=cmd_study)
+
+    p = sub.add_parser("trace", help="print one game move by move",
+                       description="Replays game INDEX of an arm exactly as a study played it. "
+                                   "Give the arm with options, or point at a dataset and arm.")
+    p.add_argument("game", nargs="?", help="game name (not needed with --dataset)")
+    _arm_options(p)
+    p.add_argument("--index", type=int, default=0, help="game index within the arm (default 0)")
+    p.add_argument("--dataset", help="a study directory: take seed and arm from its study.json")
+    p.add_argument("--arm", help="arm name within --dataset (default: its first arm)")
+    p.set_defaults(handler=cmd_trace)
+
+    p = sub.add_parser("report", help="write report.html, report.md and summary.json for a dataset")
+    p.add_argument("dataset", help="study directory")
+    p.add_argument("--out", help="where to write the report (default: the study directory)")
+    p.set_defaults(handler=cmd_report)
+    return parser
+
+
+def _arm_options(p) -> None:
+    p.add_argument("--players", type=int, default=4, help="number of seats (default 4)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a rule parameter; repeat for several")
+    p.add_argument("--policy", default=None,
+                   help="one policy for every seat, or one per seat in seat order, comma-separated")
+    p.add_argument("--deck", help="deck file (games with a deck: see docs/rules/)")
+    p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+
+
+def _run_options(p) -> None:
+    p.add_argument("--out", help="study directory (default runs/<study name>); rerun to resume")
+    p.add_argument("--workers", type=int, default=None,
+                   help="Ray worker CPUs (default: all local cores); 0 runs in this process")
+    p.add_argument("--batch-size", type=_count, default=None, help="games per Parquet file")
+    p.add_argument("--address", default=None,
+                   help="join an existing Ray cluster (default: RAY_ADDRESS, else a local Ray)")
+    p.add_argument("--report", action="store_true", help="write the report when the run ends")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on when stderr is a terminal)")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _rules(pairs: list[str]) -> dict[str, str]:
+    rules = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise SpecError(f"--rule {pair!r}: expected NAME=VALUE")
+        key, value = pair.split("=", 1)
+        rules[key.strip()] = value.strip()
+    return rules
+
+
+def _arm_from_args(args, game: str):
+    from sim.spec import ArmSpec
+
+    return ArmSpec.make(game, args.players, _rules(args.rule), args.policy, name="main",
+                        deck=args.deck)
+
+
+# ---------------------------------------------------------------------------------- commands
+
+def cmd_games(args) -> int:
+    from sim.registry import COMMON_COLUMNS, games, get_game
+
+    chosen = [get_game(args.game)] if args.game else list(games().values())
+    for game in chosen:
+        print(f"{game.name}  ({game.title}, {game.min_players}-{game.max_players} players, "
+              f"version {game.version}, rules text {game.seed_file})")
+        print("  rules:")
+        for r in game.rules:
+            bounds = "true/false" if r.boolean else f"{r.lo}..{r.hi}"
+            print(f"    {r.name:<20} default {r.show(r.default):<6} {bounds:<11} {r.help}")
+        print("  policies (first is the default):")
+        for pol in game.policies:
+            print(f"    {pol.name:<12} id {pol.id}  {pol.help}")
+        print("  columns: " + ", ".join(c.name for c in COMMON_COLUMNS + game.columns))
+        print()
+    return 0
+
+
+def cmd_run(args) -> int:
+    from sim.spec import DEFAULT_BATCH_SIZE, StudySpec
+
+    arm = _arm_from_args(args, args.game)
+    study = StudySpec(name=args.name or arm.game, seed=args.seed, games=args.games,
+                      batch_size=args.batch_size or DEFAULT_BATCH_SIZE, arms=(arm,))
+    return _execute(study, args)
+
+
+def cmd_study(args) -> int:
+    from dataclasses import replace
+
+    from sim.spec import StudySpec
+
+    study = StudySpec.from_toml(args.file)
+    if args.batch_size:
+        study = replace(study, batch_size=args.batch_size)
+    return _execute(study, args)
+
+
+def _execute(study, args) -> int:
+    from pipelines.run import run_study
+    from pipelines.storage import StudyDir
+
+    if args.workers is not None and args.workers < 0:
+        raise SpecError(f"--workers={args.workers}: expected 0 (in this process) or more")
+    out = args.out or str(Path("runs") / study.name)
+    StudyDir(out).check(study)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    total = study.games * len(study.arms)
+    print(f"study {study.name!r}: {len(study.arms)} arm(s) x {study.games:,} games = {total:,} games, "
+          f"seed {study.seed}, batches of {study.batch_size:,}")
+    for arm in study.arms:
+        print(f"  {arm.name}: {arm.describe()}")
+    result = run_study(study, out, workers=args.workers, address=args.address, progress=progress,
+                       command="kaartlab " + " ".join(sys.argv[1:]))
+    if result.batches_run == 0:
+        print(f"nothing to do: all {result.batches_skipped} batches are already in {result.out}")
+    else:
+        resumed = f" (resumed: {result.batches_skipped} batches were already done)" if result.batches_skipped else ""
+        print(f"played {result.games_run:,} games in {result.seconds:.1f} s "
+              f"({result.games_per_second:,.0f} games/s){resumed}")
+    print(f"data: {result.out}  (polars: pl.scan_parquet('{result.out}/*/batch-*.parquet'))")
+    if args.report:
+        _write_report(result.out, None)
+    return 0
+
+
+def cmd_trace(args) -> int:
+    from sim.registry import get_game
+
+    if args.dataset:
+        study = _study_from_dataset(args.dataset)
+        arm = study.arm(args.arm) if args.arm else study.arms[0]
+        seed = study.seed
+    else:
+        if not args.game:
+            raise SpecError("trace: name a game (e.g. `kaartlab trace knutten`) or give --dataset")
+        arm = _arm_from_args(args, args.game)
+        seed = args.seed
+    if args.index < 0:
+        raise SpecError(f"--index={args.index}: expected 0 or more")
+    if seed < 0:
+        raise SpecError(f"--seed={seed}: expected 0 or more")
+    sys.stdout.write(get_game(arm.game).runner().trace_game(arm, seed, args.index))
+    return 0
+
+
+def _study_from_dataset(directory: str):
+    from pipelines.storage import StudyDir
+    from sim.spec import ArmSpec, StudySpec
+
+    manifest = StudyDir(directory).read_manifest()
+    if manifest is None:
+        raise SpecError(f"{directory!r} holds no study.json: not a kaartlab study directory")
+    data = manifest["study"]
+    arms = tuple(ArmSpec.make(a["game"], a["players"], a["rules"], a["policies"], name=a["name"],
+                              deck=a["deck"]) for a in data["arms"])
+    return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms)
+
+
+def cmd_report(args) -> int:
+    _write_report(args.dataset, args.out)
+    return 0
+
+
+def _write_report(dataset: str, out: str | None) -> None:
+    from reports import build_report
+
+    if not Path(dataset).is_dir():
+        raise SpecError(f"dataset {dataset!r} is not a directory")
+    paths = build_report(dataset, out)
+    print("report: " + "  ".join(str(p) for p in paths.values()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
