@@ -1,0 +1,136 @@
+"""Pipeline: run_batch, determinism across batch sizes and workers, resume, refusal to mix."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipelines.batch import run_batch
+from pipelines.plan import Batch, plan
+from pipelines.run import run_study
+from sim.errors import SpecError
+from sim.spec import ArmSpec, StudySpec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def study(games=6_000, batch_size=1_000, seed=11, **arm_rules) -> StudySpec:
+    arms = (ArmSpec.make("knutten", 4, arm_rules, "cautious,trap,random,cautious", name="mixed"),
+            ArmSpec.make("knutten", 3, {"john_knut": False}, "random", name="plain"))
+    return StudySpec("pipe", seed, games, batch_size, arms)
+
+
+def rows(directory) -> pl.DataFrame:
+    return pl.scan_parquet(f"{directory}/*/batch-*.parquet").sort("arm", "game").collect()
+
+
+def test_plan_covers_every_game_once():
+    s = study(games=2_500, batch_size=1_000)
+    batches = plan(s)
+    assert [(b.arm, b.start, b.count) for b in batches if b.arm == "mixed"] == [
+        ("mixed", 0, 1000), ("mixed", 1000, 1000), ("mixed", 2000, 500)]
+    assert batches[0].relpath == "mixed/batch-000000.parquet"
+
+
+def test_run_batch_is_a_plain_function_with_provenance():
+    s = study()
+    table = run_batch(s, Batch("mixed", 3, 3_000, 250))
+    assert table.num_rows == 250
+    assert table.column("game").to_pylist() == list(range(3_000, 3_250))
+    assert set(table.column("arm").to_pylist()) == {"mixed"}
+    meta = table.schema.metadata
+    assert meta[b"kaartlab.fingerprint"].decode() == s.fingerprint()
+    assert json.loads(meta[b"kaartlab.study"])["seed"] == 11
+
+
+def test_same_rows_whatever_the_batch_size(tmp_path):
+    a = run_study(study(batch_size=1_000), tmp_path / "a", workers=0, progress=False)
+    b = run_study(study(batch_size=7_777), tmp_path / "b", workers=0, progress=False)
+    assert a.games_run == b.games_run == 12_000
+    assert rows(tmp_path / "a").equals(rows(tmp_path / "b"))
+
+
+def test_same_rows_for_one_and_two_ray_workers(tmp_path):
+    ray = pytest.importorskip("ray")
+    try:
+        run_study(study(), tmp_path / "one", workers=1, progress=False)
+        ray.shutdown()
+        run_study(study(), tmp_path / "two", workers=2, progress=False)
+    finally:
+        ray.shutdown()
+    local = run_study(study(), tmp_path / "local", workers=0, progress=False)
+    assert local.games_run == 12_000
+    one, two = rows(tmp_path / "one"), rows(tmp_path / "two")
+    assert one.height == 12_000
+    assert one.equals(two)
+    assert one.equals(rows(tmp_path / "local"))
+
+
+def test_different_seed_gives_different_games(tmp_path):
+    run_study(study(seed=1), tmp_path / "a", workers=0, progress=False)
+    run_study(study(seed=2), tmp_path / "b", workers=0, progress=False)
+    assert not rows(tmp_path / "a")["turns"].equals(rows(tmp_path / "b")["turns"])
+
+
+def test_manifest_records_provenance(tmp_path):
+    run_study(study(games=1_000), tmp_path / "d", workers=0, progress=False)
+    manifest = json.loads((tmp_path / "d" / "study.json").read_text())
+    assert manifest["fingerprint"] == study(games=1_000).fingerprint()
+    assert manifest["study"]["arms"][0]["policies"] == ["cautious", "trap", "random", "cautious"]
+    assert manifest["games"]["knutten"] == {"version": 1, "score": "bites", "higher_score_wins": False}
+    prov = manifest["provenance"]
+    assert prov["packages"]["numba"] and prov["packages"]["pyarrow"] and prov["python"]
+
+
+def test_rerun_resumes_and_refuses_another_study(tmp_path):
+    out = tmp_path / "d"
+    first = run_study(study(), out, workers=0, progress=False)
+    assert (first.batches_run, first.resumed) == (12, False)
+    (out / "mixed" / "batch-000002.parquet").unlink()
+    again = run_study(study(), out, workers=0, progress=False)
+    assert (again.batches_run, again.batches_skipped, again.resumed) == (1, 11, True)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    with pytest.raises(SpecError, match="holds another study"):
+        run_study(study(seed=99), out, workers=0, progress=False)
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+
+def test_refuses_non_study_directory_and_file(tmp_path):
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "notes.txt").write_text("mine")
+    with pytest.raises(SpecError, match="not empty"):
+        run_study(study(), tmp_path / "junk", workers=0, progress=False)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SpecError, match="is a file"):
+        run_study(study(), tmp_path / "file", workers=0, progress=False)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["file", "junk", "notes.txt"]
+
+
+def test_resume_after_the_run_is_killed(tmp_path):
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "sim.cli", "run", "knutten", "--games", "400000", "--players", "4",
+           "--policy", "trap", "--batch-size", "4000", "--workers", "0", "--seed", "5",
+           "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 240
+    while time.time() < deadline and len(list(out.glob("main/batch-*.parquet"))) < 3:
+        if proc.poll() is not None:
+            pytest.fail("run ended before it could be killed: " + proc.stderr.read().decode())
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = len(list(out.glob("main/batch-*.parquet")))
+    assert 3 <= partial < 100, "the kill should land part-way"
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert f"{partial} batches were already done" in done.stdout
+    games = pl.scan_parquet(f"{out}/main/*.parquet").select("game").collect()["game"]
+    assert games.len() == 400_000 and games.n_unique() == 400_000
+    assert not list(out.rglob("*.tmp-*"))
