@@ -9,7 +9,7 @@ from kernels.knutten.enums import (
     O_JOHN_DISCARDS, O_JOHN_DRAWN_BY, O_JOHN_IN_DECK, O_JOHN_PLAYED_BY, O_JOHN_PLAYED_TURN,
     O_JOHN_PLAYS, O_JOHN_TARGET, O_RESHUFFLES, O_ROUNDS, O_SWARM_BITES, O_TURNS, O_WIND,
     O_WINNER_MASK, R_THRESHOLD, S_CARDS, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_PENDING,
-    S_PILE_N, S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
+    S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
 )
 from kernels.knutten.policies_nb import choose_action_nb, choose_start_nb, choose_target_nb
 from kernels.knutten.rules_nb import (
@@ -18,7 +18,7 @@ from kernels.knutten.rules_nb import (
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
-    log_nb, new_pile_nb, refill_all_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb,
+    log_nb, new_pile_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb,
     wind_caller_nb,
 )
 from kernels.rng_nb import game_stream_nb
@@ -137,7 +137,7 @@ def play_round_nb(t, start, checked):
     p = start
     while True:
         if t.hand_n[p] == 0:
-            if st[S_PILE_N] > 0 or not all_hands_empty_nb(t):
+            if pile_size_nb(t) > 0 or not all_hands_empty_nb(t):
                 log_nb(t, E_SKIP, p, 0, 0, 0, 0)
                 p = (p + 1) % n
                 continue
@@ -174,7 +174,7 @@ def play_round_nb(t, start, checked):
             return ST_CARDS, GAME_OVER
         if has_three_alike_nb(t, p):
             return ST_OK, wind_nb(t, p)
-        p = (p + 1) % n
+        p = p + 1 if p + 1 < n else 0
 
 
 @njit

@@ -68,12 +68,7 @@ def choose_start_nb(t, chooser):
 @njit
 def _keeps_pair_penalty(t, p, card):
     """0.5 when the card has a twin in hand (playing it breaks a pair towards WIND), else 0."""
-    d = t.cards[card, C_DESIGN]
-    for i in range(t.hand_n[p]):
-        other = t.hands[p, i]
-        if other != card and t.cards[other, C_DESIGN] == d:
-            return 0.5
-    return 0.0
+    return 0.5 if t.hand_designs[p, t.cards[card, C_DESIGN]] >= 2 else 0.0
 
 
 @njit

@@ -3,8 +3,12 @@
 The table is one numpy record (TABLE_DTYPE) made once per batch and reset per game: helpers take
 it as `t`: a single pointer, where passing arrays would cost a reference count per call.
 When tracing, the record also keeps the events of the game being played.
-Places: hands, the draw pile (a ring buffer: draw from the top, shown hands go under the bottom),
-the swarm, the discard (only John goes there) and John on the table.
+Places: hands, the draw pile, the swarm, the discard (only John goes there) and John on the table.
+
+The draw pile is kept as an unordered set (`pile`) above an ordered queue (`under`). Drawing the
+top card of a shuffled pile is the same as drawing a uniformly random card of the set, so a new
+pile needs no shuffle: each draw picks one card at random. Cards a player shows and puts under the
+pile are known and ordered: they are drawn only after the set is used up, first put first drawn.
 """
 import numpy as np
 
@@ -12,10 +16,10 @@ from kernels.jit import njit
 from kernels.knutten.enums import (
     C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND, MAX_PLAYERS,
     NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
-    S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_HEAD, S_PILE_N, S_PLAYERS, S_SWARM,
+    S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM, S_UNDER_HEAD, S_UNDER_N,
     S_SWARM_N, S_TRACE_CAP, S_TRACE_N, TRACE_CAP, TRACE_WIDTH,
 )
-from kernels.rng_nb import shuffle_nb
+from kernels.rng_nb import randint_nb
 
 TABLE_DTYPE = np.dtype([
     ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design
@@ -25,8 +29,10 @@ TABLE_DTYPE = np.dtype([
     ("st", np.int64, S_N),
     ("hands", np.int64, (MAX_PLAYERS, MAX_HAND)),
     ("hand_n", np.int64, MAX_PLAYERS),
+    ("hand_designs", np.int64, (MAX_PLAYERS, MAX_DESIGNS)),  # copies of each design in hand
     ("bites", np.int64, MAX_PLAYERS),
     ("pile", np.int64, MAX_CARDS),
+    ("under", np.int64, MAX_CARDS),
     ("swarm", np.int64, MAX_CARDS),
     ("discard", np.int64, MAX_CARDS),
     ("swarm_designs", np.int64, MAX_DESIGNS),
@@ -35,7 +41,7 @@ TABLE_DTYPE = np.dtype([
     ("rng", np.uint64, 1),
     ("rec", np.int64, O_N),
     ("trace", np.int32, (TRACE_CAP, TRACE_WIDTH)),
-])
+], align=True)
 
 
 def new_table(cards, designs, rules, policies, trace=False):
@@ -70,24 +76,25 @@ def log_nb(t, code, a, b, c, d, e):
 
 @njit
 def new_pile_nb(t):
-    """Gather every card except a John lying on the table into a freshly shuffled draw pile."""
+    """Gather every card except a John lying on the table into a new, shuffled draw pile."""
     st = t.st
     n = 0
     for c in range(st[S_CARDS]):
         if c != st[S_JOHN_CARD] or st[S_JOHN_SEAT] == NO_SEAT:
             t.pile[n] = c
             n += 1
-    shuffle_nb(t.rng, t.pile, n)
-    st[S_PILE_HEAD] = 0
     st[S_PILE_N] = n
+    st[S_UNDER_N] = 0
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
     st[S_SWARM] = 0
     st[S_PENDING] = 0
-    for p in range(st[S_PLAYERS]):
-        t.hand_n[p] = 0
     for d in range(st[S_DESIGNS]):
         t.swarm_designs[d] = 0
+    for p in range(st[S_PLAYERS]):
+        t.hand_n[p] = 0
+        for d in range(st[S_DESIGNS]):
+            t.hand_designs[p, d] = 0
 
 
 @njit
@@ -102,8 +109,6 @@ def swarm_to_pile_nb(t):
     for i in range(st[S_DISCARD_N]):
         t.pile[n] = t.discard[i]
         n += 1
-    shuffle_nb(t.rng, t.pile, n)
-    st[S_PILE_HEAD] = 0
     st[S_PILE_N] = n
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
@@ -116,15 +121,21 @@ def draw_nb(t, p, event):
     """Seat p takes the top card of the pile, if any. Returns False when the pile is empty."""
     st = t.st
     n = st[S_PILE_N]
-    if n == 0:
+    if n > 0:
+        i = randint_nb(t.rng, n)
+        card = t.pile[i]
+        t.pile[i] = t.pile[n - 1]
+        st[S_PILE_N] = n - 1
+    elif st[S_UNDER_N] > 0:
+        head = st[S_UNDER_HEAD]
+        card = t.under[head]
+        st[S_UNDER_HEAD] = head + 1 if head + 1 < MAX_CARDS else 0
+        st[S_UNDER_N] -= 1
+    else:
         return False
-    top = st[S_PILE_HEAD] + n - 1
-    if top >= MAX_CARDS:
-        top -= MAX_CARDS
-    card = t.pile[top]
-    st[S_PILE_N] = n - 1
     t.hands[p, t.hand_n[p]] = card
     t.hand_n[p] += 1
+    t.hand_designs[p, t.cards[card, C_DESIGN]] += 1
     if card == st[S_JOHN_CARD]:
         t.rec[O_JOHN_DRAWS] += 1
         if t.rec[O_JOHN_DRAWN_BY] == NO_SEAT:
@@ -165,6 +176,7 @@ def take_from_hand_nb(t, p, slot):
     last = t.hand_n[p] - 1
     t.hands[p, slot] = t.hands[p, last]
     t.hand_n[p] = last
+    t.hand_designs[p, t.cards[card, C_DESIGN]] -= 1
     return card
 
 
@@ -181,27 +193,22 @@ def hand_under_pile_nb(t, p):
     """Seat p's shown hand goes under the draw pile, in hand order."""
     st = t.st
     for i in range(t.hand_n[p]):
-        head = st[S_PILE_HEAD] - 1
-        if head < 0:
-            head += MAX_CARDS
-        t.pile[head] = t.hands[p, i]
-        st[S_PILE_HEAD] = head
-        st[S_PILE_N] += 1
+        card = t.hands[p, i]
+        t.under[(st[S_UNDER_HEAD] + st[S_UNDER_N]) % MAX_CARDS] = card
+        st[S_UNDER_N] += 1
+        t.hand_designs[p, t.cards[card, C_DESIGN]] -= 1
     t.hand_n[p] = 0
 
 
 @njit
+def pile_size_nb(t):
+    return t.st[S_PILE_N] + t.st[S_UNDER_N]
+
+
+@njit
 def has_three_alike_nb(t, p):
-    h = t.hand_n[p]
-    if h < 3:
-        return False
-    for i in range(h - 2):
-        d = t.cards[t.hands[p, i], C_DESIGN]
-        same = 1
-        for j in range(i + 1, h):
-            if t.cards[t.hands[p, j], C_DESIGN] == d:
-                same += 1
-        if same >= 3:
+    for i in range(t.hand_n[p]):
+        if t.hand_designs[p, t.cards[t.hands[p, i], C_DESIGN]] >= 3:
             return True
     return False
 
@@ -223,10 +230,17 @@ def cards_conserved_nb(t):
     st = t.st
     seen = np.zeros(st[S_CARDS], np.int64)
     for p in range(st[S_PLAYERS]):
+        counted = np.zeros(st[S_DESIGNS], np.int64)
         for i in range(t.hand_n[p]):
             seen[t.hands[p, i]] += 1
+            counted[t.cards[t.hands[p, i], C_DESIGN]] += 1
+        for d in range(st[S_DESIGNS]):
+            if counted[d] != t.hand_designs[p, d]:
+                return False
     for i in range(st[S_PILE_N]):
-        seen[t.pile[(st[S_PILE_HEAD] + i) % MAX_CARDS]] += 1
+        seen[t.pile[i]] += 1
+    for i in range(st[S_UNDER_N]):
+        seen[t.under[(st[S_UNDER_HEAD] + i) % MAX_CARDS]] += 1
     for i in range(st[S_SWARM_N]):
         seen[t.swarm[i]] += 1
     for i in range(st[S_DISCARD_N]):
