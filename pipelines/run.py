@@ -48,28 +48,37 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     began = time.perf_counter()
     if todo:
         warm_up(study)
+        if workers != 0:
+            start_ray(workers, address)
         began = time.perf_counter()
         if workers == 0:
             for batch in todo:
                 run_and_write(study, batch, out)
                 bar.update(batch.count)
         else:
-            _run_on_ray(study, todo, out, workers, address, bar)
+            _run_on_ray(study, todo, out, workers, bar)
     seconds = time.perf_counter() - began
     bar.close()
     return RunResult(directory.display, len(todo), skipped, sum(b.count for b in todo), seconds, resumed)
 
 
-def _run_on_ray(study, todo, out, workers, address, bar) -> None:
+def start_ray(workers: int | None, address: str | None) -> None:
+    """Join the cluster at `address` (or RAY_ADDRESS), else start a local one with `workers` CPUs."""
     import ray
 
+    if ray.is_initialized():
+        return
     address = address or os.environ.get("RAY_ADDRESS")
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, logging_level="ERROR", log_to_driver=False)
-        else:
-            ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False,
-                     logging_level="ERROR", log_to_driver=False)
+    if address:
+        ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+    else:
+        ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                 logging_level="ERROR", log_to_driver=False)
+
+
+def _run_on_ray(study, todo, out, workers, bar) -> None:
+    import ray
+
     task = ray.remote(num_cpus=1, max_retries=2)(run_and_write)
     slots = int(ray.available_resources().get("CPU", 1))
     max_in_flight = 2 * max(1, workers or slots)
