@@ -1,10 +1,45 @@
-"""The one jit wrapper every kernel uses: nopython, cached on disk, GIL released.
+"""The jit wrappers every kernel uses: nopython, GIL released, and the on-disk cache done right.
+
+`kernel` is for entry points that Python calls (one per game's batch driver, plus test probes):
+cached on disk. `njit` is for the helpers they call: not cached by themselves, so an entry point
+always compiles them afresh into its own module, where LLVM can inline them (a helper loaded from
+the cache is linked by address and every use becomes a real call).
+
+Numba keys a cached entry point on its own file only; a change to a helper in another file would
+leave it stale. The locator below keys every function under kernels/ on the whole kernels tree.
 
 Kernels are branchy integer code over loops of a few cards: LLVM's loop vectoriser turns those
 into AVX gathers whose set-up costs more than the loop, so it is off for everything compiled here.
 """
+from pathlib import Path
+
 import numba
+from numba.core import caching
+
+KERNELS = Path(__file__).resolve().parent
 
 numba.config.LOOP_VECTORIZE = 0
 
-njit = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+_BASE = caching.UserProvidedCacheLocator if numba.config.CACHE_DIR else caching.InTreeCacheLocator
+
+
+class _KernelTreeLocator(_BASE):
+    """Numba's usual cache place, invalidated when any file of kernels/ changes."""
+
+    def get_source_stamp(self):
+        return tuple((str(p.relative_to(KERNELS)), p.stat().st_mtime_ns, p.stat().st_size)
+                     for p in sorted(KERNELS.rglob("*.py")))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not Path(py_file).resolve().is_relative_to(KERNELS):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+if _KernelTreeLocator not in caching.CacheImpl._locator_classes:
+    caching.CacheImpl._locator_classes.insert(0, _KernelTreeLocator)
+
+njit = numba.njit(nogil=True, error_model="numpy")
+kernel = numba.njit(cache=True, nogil=True, error_model="numpy")

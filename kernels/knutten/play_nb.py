@@ -1,7 +1,7 @@
 """The Knutten driver: plays games start..start+count-1 of an arm into preallocated arrays."""
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import kernel, njit
 from kernels.knutten.enums import (
     A_DISCARD, B_CANNOT, B_JOHN, B_SWARM, B_WIND, C_KIND, E_BITE, E_CANNOT, E_COPY, E_DRAW, E_END,
     E_JOHN_DISCARD, E_JOHN_PLAY, E_PLAY, E_RESHUFFLE, E_ROUND, E_SKIP, E_START, E_UNDER, E_WIND,
@@ -216,7 +216,7 @@ def play_game_nb(t, checked):
     return ST_OK
 
 
-@njit
+@kernel
 def play_games_nb(seed, start, count, ws, checked, out, score):
     """Play games start..start+count-1 on the table record ws[0] into out[k, O_*] and
     score[k, seat] (bites). A tracing table keeps the last game's events in ws[0].trace.

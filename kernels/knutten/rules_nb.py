@@ -33,19 +33,24 @@ def legal_actions_nb(t, p):
 
     Each value of each card is one action unless it would take the swarm below 0; a `?` and John
     are always playable; the seat with John in front of it may instead pass to discard John."""
+    # The table's scalars are read once: every store to opts could alias them otherwise.
+    swarm = t.st[S_SWARM]
+    copies = 1 + t.st[S_PENDING]
+    john_on = t.st[S_JOHN_SEAT] != NO_SEAT
     opts = t.opts
     n = 0
     for slot in range(t.hand_n[p]):
         card = t.hands[p, slot]
-        kind = t.cards[card, C_KIND]
-        if kind != K_VALUE:
+        if t.cards[card, C_KIND] != K_VALUE:
             opts[n] = 2 * slot
             n += 1
             continue
-        if swarm_after_nb(t, card, 0) >= 0:
+        a = t.cards[card, C_A]
+        b = t.cards[card, C_B]
+        if swarm + (0 if john_on and a == 5 else a) * copies >= 0:
             opts[n] = 2 * slot
             n += 1
-        if t.cards[card, C_B] != t.cards[card, C_A] and swarm_after_nb(t, card, 1) >= 0:
+        if b != a and swarm + (0 if john_on and b == 5 else b) * copies >= 0:
             opts[n] = 2 * slot + 1
             n += 1
     if t.st[S_JOHN_SEAT] == p:

@@ -1,0 +1,1 @@
+"""Wizard kernels: enums, rules, policies and the game driver (Numba, nopython)."""
