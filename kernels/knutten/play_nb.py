@@ -45,11 +45,25 @@ def wind_nb(t, caller):
 
 
 @njit
-def all_hands_empty_nb(t):
+def nobody_can_play_nb(t):
+    """No seat holds a card it may play (seats without cards are skipped, so they do not count).
+    Uses t.opts as scratch."""
     for q in range(t.st[S_PLAYERS]):
-        if t.hand_n[q] > 0:
+        if t.hand_n[q] > 0 and legal_actions_nb(t, q) > 0:
             return False
     return True
+
+
+@njit
+def swarm_becomes_pile_nb(t, p):
+    """The draw pile is empty and nobody can play: the swarm becomes the new pile (its total
+    kept) and every seat refills from p on. Returns a WIND caller or NO_SEAT."""
+    st = t.st
+    t.rec[O_RESHUFFLES] += 1
+    log_nb(t, E_RESHUFFLE, st[S_SWARM_N] + st[S_DISCARD_N], st[S_SWARM], 0, 0, 0)
+    swarm_to_pile_nb(t)
+    refill_all_nb(t, p)
+    return wind_caller_nb(t, p)
 
 
 @njit
@@ -137,23 +151,23 @@ def play_round_nb(t, start, checked):
     p = start
     while True:
         if t.hand_n[p] == 0:
-            if pile_size_nb(t) > 0 or not all_hands_empty_nb(t):
+            if pile_size_nb(t) > 0 or not nobody_can_play_nb(t):
                 log_nb(t, E_SKIP, p, 0, 0, 0, 0)
                 p = (p + 1) % n
                 continue
-            # Nobody can play any more: the swarm becomes the new pile, its total kept.
-            rec[O_RESHUFFLES] += 1
-            log_nb(t, E_RESHUFFLE, st[S_SWARM_N] + st[S_DISCARD_N], st[S_SWARM], 0, 0, 0)
-            swarm_to_pile_nb(t)
-            refill_all_nb(t, p)
-            caller = wind_caller_nb(t, p)
+            caller = swarm_becomes_pile_nb(t, p)
+            if caller != NO_SEAT:
+                return ST_OK, wind_nb(t, caller)
+            continue
+        n_opts = legal_actions_nb(t, p)
+        if n_opts == 0 and pile_size_nb(t) == 0 and nobody_can_play_nb(t):
+            caller = swarm_becomes_pile_nb(t, p)
             if caller != NO_SEAT:
                 return ST_OK, wind_nb(t, caller)
             continue
         rec[O_TURNS] += 1
         if rec[O_TURNS] > MAX_TURNS:
             return ST_TOO_LONG, GAME_OVER
-        n_opts = legal_actions_nb(t, p)
         if n_opts == 0:
             if cannot_play_nb(t, p):
                 return ST_OK, GAME_OVER

@@ -40,13 +40,14 @@ TABLE_DTYPE = np.dtype([
     ("cand", np.int64, MAX_PLAYERS),
     ("rng", np.uint64, 1),
     ("rec", np.int64, O_N),
-    ("trace", np.int32, (TRACE_CAP, TRACE_WIDTH)),
+    ("events", np.int32, (TRACE_CAP, TRACE_WIDTH)),
 ], align=True)
 
 
 def new_table(cards, designs, rules, policies, trace=False):
-    """A table record (as a 1-element array) holding the deck, rules and seat policies."""
-    ws = np.zeros(1, TABLE_DTYPE)
+    """A table record (as a 1-element record array, so that fields read as attributes with
+    NUMBA_DISABLE_JIT=1 too) holding the deck, rules and seat policies."""
+    ws = np.zeros(1, TABLE_DTYPE).view(np.recarray)
     t = ws[0]
     t["cards"][: len(cards)] = cards
     t["designs"][: len(designs)] = designs
@@ -64,7 +65,7 @@ def log_nb(t, code, a, b, c, d, e):
     """Append a trace event when tracing (a game rendered for people); else do nothing."""
     n = t.st[S_TRACE_N]
     if n < t.st[S_TRACE_CAP]:
-        tr = t.trace
+        tr = t.events
         tr[n, 0] = code
         tr[n, 1] = a
         tr[n, 2] = b
@@ -112,6 +113,7 @@ def swarm_to_pile_nb(t):
     st[S_PILE_N] = n
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
+    st[S_PENDING] = 0  # waiting ? cards left with the swarm: nothing is waiting any more
     for d in range(st[S_DESIGNS]):
         t.swarm_designs[d] = 0
 

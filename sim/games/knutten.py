@@ -133,6 +133,8 @@ def parse_deck(data: dict) -> tuple:
         rows.append((VALUE, values[0], values[-1], copies))
     if sum(r[3] for r in rows) > 500:
         raise SpecError("a deck may hold at most 500 cards")
+    if len(rows) > 63:
+        raise SpecError(f"a deck may have at most 63 [[card]] designs, this one has {len(rows)}")
     return tuple(rows)
 
 
@@ -176,7 +178,7 @@ def _run(arm, seed: int, start: int, count: int, checked: bool, trace: bool = Fa
     status, failed, n_events = play_games_nb(np.int64(seed), np.int64(start), np.int64(count),
                                              table, checked, out, score)
     raise_on_error(status, failed, _ERRORS, arm)
-    return out, score, table[0]["trace"][:n_events], cards
+    return out, score, table[0]["events"][:n_events], cards
 
 
 _ERRORS = {1: "a policy chose an illegal move", 2: "a card was lost or duplicated",

@@ -65,7 +65,7 @@ def render(arm, seed: int, index: int, events, cards, bites) -> str:
         elif code == e.E_JOHN_DISCARD:
             lines.append(f"  {seat(a)} passes the turn to discard John Knut; 5 counts 5 again")
         elif code == e.E_RESHUFFLE:
-            lines.append(f"  draw pile empty and nobody holds a card: the {a} cards of the swarm "
+            lines.append(f"  draw pile empty and nobody can play: the {a} cards of the swarm "
                          f"become the new draw pile; the swarm total stays {b}")
         elif code == e.E_SKIP:
             lines.append(f"  {seat(a)} has no cards and the pile is empty: skipped")
@@ -86,5 +86,6 @@ def _why(value: int, counted: int) -> str:
 
 
 def _last_actor(lines, p) -> int:
+    """p when the previous line is p's own play (its draw then reads as part of that turn)."""
     last = lines[-1] if lines else ""
-    return p if last.startswith(f"  seat {p} ") else -1
+    return p if last.startswith(f"  seat {p} ") and " plays " in last else -1
