@@ -19,6 +19,18 @@ DEFAULT_BATCH_SIZE = 50_000
 MAX_GAMES = 10**12
 
 
+def read_toml(path: Path, what: str) -> dict:
+    """A TOML file as a dict; a missing, unreadable or invalid file is a SpecError naming it."""
+    try:
+        return tomllib.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise SpecError(f"{what} {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{what} {str(path)!r} cannot be read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{what} {str(path)!r} is not valid TOML: {exc}") from None
+
+
 def check_name(kind: str, name: str) -> str:
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise SpecError(f"{kind} name {name!r}: use 1-64 letters, digits, '_', '-' or '.'")
@@ -156,14 +168,7 @@ class StudySpec:
     @classmethod
     def from_toml(cls, path) -> StudySpec:
         path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text())
-        except FileNotFoundError:
-            raise SpecError(f"study file {str(path)!r} does not exist") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SpecError(f"study file {str(path)!r} cannot be read: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise SpecError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
+        data = read_toml(path, "study file")
         try:
             return cls.from_dict(data, base=path.parent, default_name=path.stem)
         except SpecError as exc:

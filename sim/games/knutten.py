@@ -1,7 +1,6 @@
 """Knutten: registry entry, deck data, and the thin layer that drives kernels/knutten."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -84,14 +83,9 @@ _OUT_DTYPES = {"swarm_bites": np.int16, "wind_calls": np.int16, "cannot_play": n
 def load_deck(path: Path) -> tuple:
     """Read a deck file: [[card]] tables with `values = [a, b]` (or [a]) and `copies`, or
     `kind = "copy"` for a `?` card. John Knut is not listed: the john_knut rule adds it."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise SpecError(f"deck file {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"deck file {str(path)!r} cannot be read: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"deck file {str(path)!r} is not valid TOML: {exc}") from None
+    from sim.spec import read_toml
+
+    data = read_toml(path, "deck file")
     try:
         return parse_deck(data)
     except SpecError as exc:
