@@ -9,7 +9,7 @@ and rule variants.
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import kernel, njit
 from kernels.rng_nb import game_stream_nb, mix64_nb
 from kernels.wizard.enums import (
     ERR_BAD_ARGS, ERR_CARDS_LOST, ERR_ILLEGAL_BID, ERR_ILLEGAL_CARD, ERR_ILLEGAL_TRUMP,
@@ -59,7 +59,7 @@ def rounds_of_nb(n, rules):
     return N_CARDS // n if r == 0 else r
 
 
-@njit
+@kernel
 def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
                   out_game, out_seat, out_bids, out_tricks, out_turned, out_trump, ws_i, ws_h):
     """Play games start..start+count-1. Returns (status, failed game index or -1).

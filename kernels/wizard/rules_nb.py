@@ -3,7 +3,12 @@
 Card sets are uint64 bitmasks (bit c = card c, see enums). All helpers are pure functions of their
 arguments (the deal advances the RNG state held in the caller's array), so tests call them one by one.
 """
+import numba
 import numpy as np
+from llvmlite import ir as llvm_ir
+from numba import types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
 
 from kernels.jit import njit
 from kernels.rng_nb import mix64_nb
@@ -70,10 +75,8 @@ def lowest_card_nb(x):
 
 
 @njit
-def nth_card_nb(x, k):
-    """The k-th lowest card (0-based) of the set x; k < popcount(x).
-
-    Branch-free (a loop over k mispredicts on random k): byte bit counts by SWAR, their running sums
+def nth_card_swar_nb(x, k):
+    """The k-th lowest card (0-based) of the set x; k < popcount(x). Portable and branch-free (a loop over k mispredicts on random k): byte bit counts by SWAR, their running sums
     by one multiply, the byte holding the k-th bit by a SWAR compare, then a table inside the byte.
     """
     c = x - ((x >> ONE) & M55)
@@ -87,6 +90,44 @@ def nth_card_nb(x, k):
     inner = (x >> shift) & FF
     # an unsigned index spares Numba's negative-index wraparound on this hot path
     return 8 * byte + BYTE_SELECT[inner * EIGHT + np.uint64(k) - before]
+
+
+@intrinsic
+def _pdep_u64(typingctx, src, mask):
+    """x86 BMI2 PDEP: deposit the low bits of src at the set bit positions of mask."""
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fnty = llvm_ir.FunctionType(llvm_ir.IntType(64), [llvm_ir.IntType(64)] * 2)
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.bmi.pdep.64")
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@njit
+def nth_card_pdep_nb(x, k):
+    """nth_card_nb with one PDEP: bit k deposited onto the set x lands on its k-th card."""
+    return lowest_card_nb(_pdep_u64(ONE << np.uint64(k), x))
+
+
+def _fast_pdep() -> bool:
+    """PDEP is used when the kernels compile for this machine's CPU, it has BMI2, and PDEP is fast
+    there (AMD before Zen 3 runs it in microcode); never under NUMBA_DISABLE_JIT."""
+    if numba.config.DISABLE_JIT or numba.config.CPU_NAME not in (None, "host"):
+        return False
+    try:
+        import llvmlite.binding as llvm
+
+        name, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features()
+    except Exception:  # noqa: BLE001 - any failure means: use the portable code
+        return False
+    return bool(features.get("bmi2")) and not name.startswith(("znver1", "znver2", "bdver"))
+
+
+FAST_PDEP = _fast_pdep()
+# The k-th lowest card of a set: the random player's whole choice. Chosen once at import.
+nth_card_nb = nth_card_pdep_nb if FAST_PDEP else nth_card_swar_nb
 
 
 @njit
