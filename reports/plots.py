@@ -172,8 +172,12 @@ def histograms(frame: pl.DataFrame, value: str, count: str, *, hue: str, panel: 
         part = frame if p is None else frame.filter(pl.col(panel) == p)
         vals = part[value].drop_nulls().to_numpy().astype(float)
         vmin, vmax = (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
-        step = max(1.0, math.ceil((vmax - vmin + 1) / max_bins))
-        edges = np.arange(vmin - 0.5, vmax + step + 0.5, step)
+        # integers on a lattice (Wizard points: multiples of 10) get bins of whole lattice steps
+        whole = vals.size and np.all(vals == np.round(vals))
+        unit = float(np.gcd.reduce((vals - vmin).astype(np.int64))) if whole else 0.0
+        unit = unit or 1.0
+        step = unit * max(1.0, math.ceil((vmax - vmin + unit) / unit / max_bins))
+        edges = np.arange(vmin - unit / 2, vmax + step + unit / 2, step)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
         for k, h in enumerate(hues):
             sub = part.filter((pl.col(hue) == h) & pl.col(value).is_not_null())

@@ -7,12 +7,14 @@ A new game adds a module under ``reports/games/`` and one line in each dict.
 """
 from __future__ import annotations
 
-from reports.games import knutten
+from reports.games import knutten, wizard
 
 SECTIONS = {
     "knutten": (knutten.john_knut_section,),
+    "wizard": (wizard.wizard_section,),
 }
 
 OUTCOMES = {
     "knutten": knutten.OUTCOMES,
+    "wizard": wizard.OUTCOMES,
 }

@@ -46,7 +46,7 @@ def signed(x: float, digits: int) -> str:
     if not _finite(x):
         return "n/a"
     s = f"{x:+.{digits}f}"
-    return "0." + "0" * digits if s.strip("+-0.") == "" else s
+    return f"{0:.{digits}f}" if s.strip("+-0.") == "" else s
 
 
 def points(est: Estimate, digits: int | None = None) -> str:

@@ -18,7 +18,8 @@ import pyarrow.parquet as pq
 KNUTTEN_RULES = {"threshold": 31, "hand_limit": 5, "bites_to_end": 10, "john_knut": 0, "heavy_weather": 0,
                  "heavy_bites_to_end": 15}
 GAME_INFO = {"knutten": {"version": 1, "score": "bites", "higher_score_wins": False},
-             "wizard": {"version": 1, "score": "points", "higher_score_wins": True}}
+             "wizard": {"version": 1, "score": "points", "higher_score_wins": True},
+             "newgame": {"version": 1, "score": "points", "higher_score_wins": True}}  # no own sections
 
 
 @dataclass

@@ -275,19 +275,19 @@ def test_html_opens_in_headless_chromium(study, tmp_path):
 
 # -- generic parts: other games, registry, layout of the package -------------------------------------
 def test_game_without_registered_sections_gets_the_generic_report(tmp_path):
-    arms = [FakeArm("w-3p", game="wizard", players=3, games=1500, win_probs=(0.4, 0.3, 0.3), rules={"trump": 1}),
-            FakeArm("w-3p-b", game="wizard", players=3, games=1500, rules={"trump": 0})]
+    arms = [FakeArm("w-3p", game="newgame", players=3, games=1500, win_probs=(0.4, 0.3, 0.3), rules={"trump": 1}),
+            FakeArm("w-3p-b", game="newgame", players=3, games=1500, rules={"trump": 0})]
     write_study(tmp_path, arms, seed=9)
     paths = build_report(tmp_path)
     assert paths["html"] == tmp_path / "report.html"
     s = json.loads(paths["json"].read_text())
     assert list(s["sections"]) == ["first_player", "distributions", "variants"]
-    assert s["games"]["wizard"]["higher_score_wins"] is True
+    assert s["games"]["newgame"]["higher_score_wins"] is True
     dist = s["sections"]["distributions"]["verdicts"][0]
     assert "points per seat" in dist and "higher is better" in dist
     pair = s["sections"]["variants"]["data"]["pairs"]["w-3p vs w-3p-b"]
     assert "score_mean" in pair["measures"]  # default outcome: mean score per seat
-    assert "wizard" not in SECTIONS and "knutten" in SECTIONS and "knutten" in OUTCOMES
+    assert "newgame" not in SECTIONS and "knutten" in SECTIONS and "knutten" in OUTCOMES
 
 
 def test_dataset_without_study_json_reads_parquet_metadata(tmp_path):
