@@ -16,6 +16,7 @@ EPILOG = """examples:
   kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
   kaartlab trace --dataset runs/john-knut --arm john-on --index 12
   kaartlab report runs/john-knut
+  kaartlab bench --quick --json bench.json --compare benchmarks/baseline.json
 """
 
 
@@ -60,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     p.add_argument("game", help="game name (see `kaartlab games`)")
     _arm_options(p)
-    p.add_argument("--games", type=_count, default=100_000, help="games to play (default 100000)")
+    p.add_argument("--games", type=positive_int, default=100_000, help="games to play (default 100000)")
     p.add_argument("--name", default=None, help="study name (default: the game's name)")
     _run_options(p)
     p.set_defaults(handler=cmd_run)
@@ -84,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset", help="study directory")
     p.add_argument("--out", help="where to write the report (default: the study directory)")
     p.set_defaults(handler=cmd_report)
+
+    from sim.bench import add_parser as add_bench_parser
+
+    add_bench_parser(sub)
     return parser
 
 
@@ -101,7 +106,7 @@ def _run_options(p) -> None:
     p.add_argument("--out", help="study directory (default runs/<study name>); rerun to resume")
     p.add_argument("--workers", type=int, default=None,
                    help="Ray worker CPUs (default: all local cores); 0 runs in this process")
-    p.add_argument("--batch-size", type=_count, default=None, help="games per Parquet file")
+    p.add_argument("--batch-size", type=positive_int, default=None, help="games per Parquet file")
     p.add_argument("--address", default=None,
                    help="join an existing Ray cluster (default: RAY_ADDRESS, else a local Ray)")
     p.add_argument("--report", action="store_true", help="write the report when the run ends")
@@ -109,7 +114,8 @@ def _run_options(p) -> None:
                    help="progress bar (default: on when stderr is a terminal)")
 
 
-def _count(text: str) -> int:
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1 (underscores allowed, as in 1_000_000)."""
     try:
         value = int(text.replace("_", ""))
     except ValueError:

@@ -1,0 +1,99 @@
+"""Wizard kernel speed: full games per second on one core, per policy.
+
+    python benchmarks/wizard_kernel.py [--players 4] [--repeats 5] [--json out.json]
+
+For each policy, every seat plays it: the first call is timed apart (compile time: by default
+Numba's cache points at a fresh temporary directory, so this is a real compile; --use-cache loads
+the project's on-disk cache instead), then the median of `repeats` timed batches is reported. The
+kernel is called directly (no Arrow table), with all output arrays, as the pipeline's hot loop.
+Reported: games per wall-clock second and per CPU second of the calling thread (the kernel runs
+single-threaded); on a shared machine the CPU figure is the steadier one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+# games per timed batch: each batch takes roughly 0.2-0.5 s on one core
+BATCH = {"random": 20_000, "heuristic": 10_000, "sampler": 100}
+POLICY_IDS = {"random": 0, "heuristic": 1, "sampler": 2}  # kernels/wizard/enums.py P_*
+
+
+def make_runner(players: int, policy: str, count: int, rounds: int = 0):
+    from kernels.wizard import enums as e
+    from kernels.wizard.play_nb import play_games_nb, policy_workspace
+
+    n = players
+    n_rounds = rounds or 60 // n
+    rules = np.zeros(e.N_RULES, dtype=np.int64)
+    rules[e.R_ROUNDS] = rounds
+    policies = np.full(n, POLICY_IDS[policy], dtype=np.int64)
+    ws_i, ws_h = policy_workspace(policies)
+    out = (np.zeros((count, e.N_OUT_GAME), np.int32), np.zeros((count, n, e.N_OUT_SEAT), np.int32),
+           np.zeros((count, n_rounds * n), np.int8), np.zeros((count, n_rounds * n), np.int8),
+           np.zeros((count, n_rounds), np.int8), np.zeros((count, n_rounds), np.int8))
+    trace = np.zeros((0, e.TRACE_WIDTH), dtype=np.int32)
+
+    def run(start: int, games: int):
+        status, failed = play_games_nb(np.int64(12345), np.int64(start), np.int64(games),
+                                       np.int64(n), rules, policies, False, trace, *out, ws_i, ws_h)
+        if status != 0:
+            raise RuntimeError(f"kernel status {status} at game {failed}")
+
+    return run
+
+
+def bench(players: int, policy: str, repeats: int) -> dict:
+    count = BATCH[policy]
+    run = make_runner(players, policy, count)
+    t0 = time.perf_counter()
+    run(0, 1)
+    first_call = time.perf_counter() - t0
+    wall, cpu = [], []
+    for rep in range(repeats):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        run((rep + 1) * count, count)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    median, median_cpu = statistics.median(wall), statistics.median(cpu)
+    return {"game": "wizard", "players": players, "policy": policy, "games": count,
+            "repeats": repeats, "first_call_s": round(first_call, 3),
+            "compiled": "wizard-bench-" in os.environ.get("NUMBA_CACHE_DIR", ""),
+            "median_s": round(median, 4), "games_per_s": round(count / median),
+            "best_games_per_s": round(count / min(wall)),
+            "cpu_games_per_s": round(count / median_cpu)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--policies", default="random,heuristic,sampler")
+    parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument("--use-cache", action="store_true",
+                        help="load compiled kernels from Numba's cache (first call = load time)")
+    args = parser.parse_args(argv)
+    if not args.use_cache:
+        os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="wizard-bench-")  # before numba loads
+    results = [bench(args.players, p, args.repeats) for p in args.policies.split(",")]
+    for r in results:
+        print(f"wizard {r['players']}p {r['policy']:>9}: {r['games_per_s']:>8} games/s wall, "
+              f"{r['cpu_games_per_s']:>8} per CPU second (median of {r['repeats']} x {r['games']}; "
+              f"best wall {r['best_games_per_s']}; first call {r['first_call_s']} s)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""`kaartlab bench`: the benchmark suite (benchmarks/) and the CI regression check.
+
+    kaartlab bench [--games knutten,wizard] [--cases GLOBS] [--json PATH] [--quick]
+                   [--compare BASELINE.json] [--tolerance 0.15] [--long-games N]
+
+The same suite runs as `python -m benchmarks` from a checkout. The measuring code lives in the
+repository's benchmarks/ package; this module only defines the command and finds that package.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from sim.cli import positive_int
+from sim.errors import SpecError
+
+DESCRIPTION = """\
+Measure every registered game and policy: kernel games/s per core (median of repeats after a
+warm-up), compile time apart (fresh Numba cache in a fresh process), the whole pipeline (Ray +
+Parquet) on 1 and on all cores, Parquet bytes per game, driver memory over a long study and a 4x
+longer one, a pure-Python Knutten for the kernels' speed-up. Every figure is also given relative
+to a calibration kernel measured in the same run (`normalised`), so baselines recorded on one
+machine can be checked on another: --compare exits with status 1 when a normalised figure is
+worse than the baseline's by more than --tolerance."""
+
+EPILOG = """\
+examples:
+  kaartlab bench --quick                                   # a minute: every case, tiny sizes
+  kaartlab bench --json bench.json                         # the full suite (several minutes)
+  kaartlab bench --compare benchmarks/baseline.json --cases 'knutten/*/kernel,*/pipeline_*'
+  kaartlab bench --results bench.json --compare benchmarks/baseline.json   # no measuring
+  kaartlab bench --list --games knutten                    # case names
+see docs/benchmarks.md for how to read the numbers and wire the check into CI"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--games", default=None,
+                   help="comma-separated games to measure (default: every registered game)")
+    p.add_argument("--cases", action="append", default=None, metavar="GLOBS",
+                   help="only these cases, comma-separated globs (e.g. 'knutten/*/kernel,ray/*'); "
+                        "applies to what is measured and to --compare; repeatable")
+    p.add_argument("--json", dest="json_path", metavar="PATH", help="write the results here")
+    p.add_argument("--compare", metavar="BASELINE", help="compare against this results file")
+    p.add_argument("--tolerance", type=_tolerance, default=0.15,
+                   help="allowed drop of a normalised figure before --compare fails (default 0.15)")
+    p.add_argument("--quick", action="store_true",
+                   help="tiny sizes, fewer repeats, no compile measurement, one-core pipeline "
+                        "in-process (about a minute)")
+    p.add_argument("--long-games", type=positive_int, default=None, metavar="N",
+                   help="games in the long study (default 10,000,000; --quick 100,000)")
+    p.add_argument("--repeats", type=positive_int, default=None,
+                   help="timed repeats per kernel figure (default 7; --quick 3)")
+    p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
+                   help="measure compile time in a fresh process (default: on; off with --quick)")
+    p.add_argument("--results", metavar="PATH",
+                   help="do not measure: read results from PATH (e.g. to --compare them)")
+    p.add_argument("--list", action="store_true", help="print the case names and exit")
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `bench` on the CLI's subparsers (sim/cli.py build_parser)."""
+    p = subparsers.add_parser("bench", help="benchmark kernels and the pipeline; CI regression check",
+                              description=DESCRIPTION, epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(handler=cmd_bench)
+    return p
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be in [0, 1): 0.15 allows a 15% drop")
+    return value
+
+
+def _benchmarks():
+    """Import the repository's benchmarks package (it sits beside sim/, not in the wheel)."""
+    try:
+        import benchmarks.suite  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("benchmarks", "benchmarks.suite"):
+            raise
+        root = Path(__file__).resolve().parents[1]
+        if not (root / "benchmarks" / "suite.py").exists():
+            raise SpecError("kaartlab bench needs the repository's benchmarks/ directory: run it "
+                            "from a checkout (pip install -e .)") from None
+        sys.path.insert(0, str(root))
+    import benchmarks.compare
+    import benchmarks.suite
+
+    return benchmarks.suite, benchmarks.compare
+
+
+def _load(path: str, what: str) -> dict:
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise SpecError(f"{what} {path!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SpecError(f"{what} {path!r} cannot be read: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise SpecError(f"{what} {path!r} is not a kaartlab bench results file (no 'cases' list)")
+    return data
+
+
+def cmd_bench(args) -> int:
+    from sim.registry import games as registered
+
+    suite, compare = _benchmarks()
+    names = sorted(registered()) if not args.games else [g.strip() for g in args.games.split(",") if g.strip()]
+    for name in names:
+        if name not in registered():
+            raise SpecError(f"--games: unknown game {name!r} (known: {', '.join(sorted(registered()))})")
+    patterns = compare.parse_patterns(args.cases)
+    planned = suite.planned_cases(names)
+    if args.list:
+        print("\n".join(n for n in planned if compare.matches(n, patterns)))
+        return 0
+    if args.results:
+        result = _load(args.results, "results file")
+    else:
+        if patterns and not any(compare.matches(n, patterns) for n in planned):
+            raise SpecError(f"--cases {','.join(patterns)}: matches no case (see kaartlab bench --list)")
+        settings = suite.Settings.make(names, patterns, quick=args.quick, long_games=args.long_games,
+                                       repeats=args.repeats, compile=args.compile,
+                                       command=getattr(args, "bench_command", None)
+                                       or "kaartlab " + " ".join(sys.argv[1:]))
+        result = suite.run_suite(settings)
+        print()
+        print("\n".join(suite.summary_lines(result)))
+        print(f"({result['mode']} run: {result['seconds']:.0f} s; calibration "
+              f"{result['calibration']['ops_per_s'] / 1e6:,.0f} Mop/s)")
+    if args.json_path:
+        Path(args.json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json_path).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"results: {args.json_path}")
+    if args.compare:
+        baseline = _load(args.compare, "baseline")
+        outcome = compare.compare(baseline, result, args.tolerance, patterns)
+        print()
+        print(f"against {args.compare} ({baseline.get('mode', '?')} run of "
+              f"{baseline.get('created', '?')}, {baseline.get('machine', {}).get('cpu', '?')}):")
+        print(compare.format_table(outcome))
+        return 1 if outcome.failed else 0
+    return 0

@@ -1,0 +1,305 @@
+"""The benchmark suite's mechanism (not the machine's speed): the regression check, the JSON
+shape, case selection, the committed baseline, and `kaartlab bench --quick` end to end."""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.compare import compare, format_table, matches, parse_patterns, select_cases  # noqa: E402
+
+CASE_FIELDS = {"name", "game", "policy", "kind", "value", "unit", "normalised", "repeats"}
+ISSUE_CASES = ("knutten/random/kernel", "knutten/cautious/kernel",
+               "knutten/random/pipeline_2cores_over_kernel")
+
+
+def _case(name, normalised, better="higher", unit="games/s/core"):
+    return {"name": name, "game": name.split("/")[0], "policy": None, "kind": "kernel",
+            "value": normalised * 300, "unit": unit, "normalised": normalised,
+            "normalised_unit": "games/Mop", "better": better, "repeats": [normalised * 300]}
+
+
+def _result(*cases):
+    return {"kaartlab_bench": 1, "mode": "full", "calibration": {"ops_per_s": 3e8, "version": "v1-x"},
+            "machine": {}, "cases": list(cases)}
+
+
+BASE = _result(_case("knutten/random/kernel", 700.0), _case("knutten/cautious/kernel", 250.0),
+               _case("knutten/compile", 9000.0, better="lower", unit="s"),
+               _case("knutten/random/mean_turns_kernel", 37.6, better=None))
+
+
+# ------------------------------------------------------------------------------- comparison
+
+def test_an_equal_run_passes():
+    result = compare(BASE, copy.deepcopy(BASE), tolerance=0.15)
+    assert not result.failed
+    assert {r.verdict for r in result.rows} == {"ok", "info"}
+    assert "no regression" in format_table(result)
+
+
+def test_a_30_percent_slower_kernel_fails_at_tolerance_015():
+    now = copy.deepcopy(BASE)
+    now["cases"][0]["normalised"] *= 0.70
+    result = compare(BASE, now, tolerance=0.15)
+    assert result.failed
+    assert [r.name for r in result.regressions] == ["knutten/random/kernel"]
+    row = result.regressions[0]
+    assert row.ratio == pytest.approx(0.70)
+    table = format_table(result)
+    assert "REGRESSION" in table and "knutten/random/kernel" in table
+    # the tolerance is an option: 0.35 lets the same drop pass
+    assert not compare(BASE, now, tolerance=0.35).failed
+
+
+def test_small_noise_passes_and_big_gains_are_not_failures():
+    now = copy.deepcopy(BASE)
+    now["cases"][0]["normalised"] *= 0.90
+    now["cases"][1]["normalised"] *= 1.60
+    result = compare(BASE, now, tolerance=0.15)
+    assert not result.failed
+    assert {r.name: r.verdict for r in result.rows}["knutten/cautious/kernel"] == "improved"
+
+
+def test_lower_is_better_cases_fail_when_they_grow():
+    now = copy.deepcopy(BASE)
+    now["cases"][2]["normalised"] *= 1.30  # compile time 30 % longer
+    result = compare(BASE, now, tolerance=0.15)
+    assert [r.name for r in result.regressions] == ["knutten/compile"]
+    now["cases"][2]["normalised"] = BASE["cases"][2]["normalised"] * 0.5  # faster: fine
+    assert not compare(BASE, now, tolerance=0.15).failed
+
+
+def test_information_and_missing_cases_never_fail():
+    now = copy.deepcopy(BASE)
+    now["cases"][3]["normalised"] *= 0.1  # mean turns: information only
+    del now["cases"][1]  # not measured this time
+    now["cases"].append(_case("wizard/random/kernel", 10.0))
+    verdicts = {r.name: r.verdict for r in compare(BASE, now).rows}
+    assert verdicts["knutten/random/mean_turns_kernel"] == "info"
+    assert verdicts["knutten/cautious/kernel"] == "missing"
+    assert verdicts["wizard/random/kernel"] == "new"
+    assert not compare(BASE, now).failed
+
+
+def test_cases_selection_limits_the_comparison():
+    now = copy.deepcopy(BASE)
+    now["cases"][0]["normalised"] *= 0.5
+    assert compare(BASE, now, patterns=["knutten/random/*"]).failed
+    result = compare(BASE, now, patterns=parse_patterns(["knutten/cautious/kernel,*/compile"]))
+    assert not result.failed
+    assert [r.name for r in result.rows] == ["knutten/cautious/kernel", "knutten/compile"]
+
+
+def test_case_patterns():
+    assert parse_patterns(None) == []
+    assert parse_patterns(["a/*, b", "c"]) == ["a/*", "b", "c"]
+    assert matches("knutten/random/kernel", [])
+    assert matches("knutten/random/kernel", ["*/kernel"])
+    assert matches("knutten/random/kernel", ["knutten"])  # a plain word selects a prefix
+    assert matches("knutten/random/kernel", ["knutten/random"])
+    assert not matches("knutten/random/kernel", ["knut"])
+    assert not matches("knutten/random/kernel", ["wizard/*", "*/pipeline_*"])
+    names = [c["name"] for c in select_cases(BASE["cases"], ["*/kernel"])]
+    assert names == ["knutten/random/kernel", "knutten/cautious/kernel"]
+
+
+def test_a_bad_tolerance_is_refused():
+    with pytest.raises(ValueError):
+        compare(BASE, BASE, tolerance=1.5)
+
+
+# ------------------------------------------------------------------------------- the command
+
+def _bench_parser() -> argparse.ArgumentParser:
+    """The real `kaartlab` parser when sim/cli.py registers `bench`, else one with it added."""
+    from sim import bench, cli
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "bench" not in sub.choices:
+        bench.add_parser(sub)
+    return parser
+
+
+def _bench(capsys, *argv):
+    args = _bench_parser().parse_args(["bench", *argv])
+    code = args.handler(args)
+    return code, capsys.readouterr().out
+
+
+def test_compare_saved_results_exit_status(capsys, tmp_path):
+    base, now = tmp_path / "base.json", tmp_path / "now.json"
+    base.write_text(json.dumps(BASE))
+    now.write_text(json.dumps(BASE))
+    code, out = _bench(capsys, "--results", str(now), "--compare", str(base))
+    assert code == 0, out
+    slower = copy.deepcopy(BASE)
+    slower["cases"][0]["normalised"] *= 0.70
+    now.write_text(json.dumps(slower))
+    code, out = _bench(capsys, "--results", str(now), "--compare", str(base), "--tolerance", "0.15")
+    assert code == 1
+    assert "REGRESSION" in out
+    code, out = _bench(capsys, "--results", str(now), "--compare", str(base),
+                       "--cases", "knutten/cautious/*")
+    assert code == 0, out
+
+
+def test_list_shows_the_issue_cases_and_filters(capsys):
+    code, out = _bench(capsys, "--list", "--games", "knutten")
+    assert code == 0
+    names = out.split()
+    for name in ISSUE_CASES + ("knutten/compile", "knutten/random/long_study_scaling",
+                               "knutten/random/kernel_over_pure_python", "ray/init"):
+        assert name in names
+    assert not any(n.startswith("wizard/") for n in names)
+    code, out = _bench(capsys, "--list", "--games", "knutten", "--cases", "*/kernel")
+    assert out.split() == ["knutten/cautious/kernel", "knutten/random/kernel", "knutten/trap/kernel"]
+
+
+def test_unknown_game_and_unmatched_cases_are_errors(capsys):
+    from sim.errors import SpecError
+
+    with pytest.raises(SpecError, match="unknown game"):
+        _bench(capsys, "--games", "knutten,nope", "--list")
+    with pytest.raises(SpecError, match="matches no case"):
+        _bench(capsys, "--games", "knutten", "--cases", "nothing/like/this")
+
+
+# ------------------------------------------------------------------------------- pieces
+
+def test_calibration_kernel_is_fixed_work():
+    from benchmarks.calibration import Calibration, calibration_nb
+
+    assert calibration_nb(1000, 7) == calibration_nb(1000, 7)
+    cal = Calibration(seconds=0.01)
+    samples = cal.sample(2)
+    assert len(samples) == 2 and all(s > 0 for s in samples)
+    data = cal.to_dict()
+    assert data["ops_per_s"] > 0 and data["version"].startswith("v")
+
+
+def test_pure_python_knutten_plays_the_kernels_game():
+    """Same rules, different random streams: mean turns per game agree within sampling error."""
+    from benchmarks.pure_python_knutten import play_games
+    from benchmarks.suite import batch_call, bench_arm
+
+    games = play_games(3000, seed=11, players=4)
+    assert all(g["winners"] and max(g["bites"]) >= 3 for g in games)
+    pure = [g["turns"] for g in games]
+    kernel = batch_call("knutten")(bench_arm("knutten", "random"), 50_000).column("turns").to_numpy()
+    p_mean = sum(pure) / len(pure)
+    p_var = sum((t - p_mean) ** 2 for t in pure) / len(pure)
+    se = (p_var / len(pure) + kernel.var() / len(kernel)) ** 0.5
+    assert abs(p_mean - kernel.mean()) < 5 * se, (p_mean, kernel.mean(), se)
+    john = play_games(300, seed=2, players=3, john_knut=True, heavy_weather=True)
+    assert all(g["winners"] for g in john)
+
+
+def test_committed_baseline_is_complete():
+    baseline = json.loads((ROOT / "benchmarks" / "baseline.json").read_text())
+    _check_result_shape(baseline)
+    assert baseline["mode"] == "full"
+    assert baseline["command"] and baseline["created"]
+    names = {c["name"] for c in baseline["cases"]}
+    for name in ISSUE_CASES + ("knutten/compile", "knutten/random/long_study_scaling",
+                               "knutten/random/kernel_over_pure_python",
+                               "knutten/random/driver_rss_growth"):
+        assert name in names
+    assert not compare(baseline, baseline).failed
+
+
+def _check_result_shape(result: dict) -> None:
+    machine = result["machine"]
+    for key in ("cpu", "cores", "python", "packages", "git"):
+        assert key in machine, key
+    assert {"numba", "numpy", "pyarrow", "ray"} <= set(machine["packages"])
+    assert result["calibration"]["ops_per_s"] > 0
+    assert result["cases"]
+    for case in result["cases"]:
+        missing = CASE_FIELDS - set(case)
+        assert not missing, (case["name"], missing)
+        assert isinstance(case["repeats"], list)
+        assert isinstance(case["value"], (int, float)) and isinstance(case["normalised"], (int, float))
+
+
+# ------------------------------------------------------------------------------- end to end
+
+def _command() -> list[str]:
+    """`kaartlab bench` once sim/cli.py registers it; until then the same handler via
+    `python -m benchmarks`."""
+    from sim import cli
+
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    if "bench" in sub.choices:
+        return [sys.executable, "-m", "sim.cli", "bench"]
+    return [sys.executable, "-m", "benchmarks"]
+
+
+@pytest.fixture(scope="module")
+def warm_kernels():
+    """Compile (or load) the Knutten kernel once outside the timed run, as a user's machine has."""
+    from benchmarks.suite import batch_call, bench_arm
+
+    batch_call("knutten")(bench_arm("knutten", "random"), 1)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory, warm_kernels):
+    out = tmp_path_factory.mktemp("bench") / "x.json"
+    began = time.perf_counter()
+    proc = subprocess.run(_command() + ["--quick", "--games", "knutten", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    seconds = time.perf_counter() - began
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads(out.read_text()), seconds, proc.stdout
+
+
+def test_quick_suite_runs_end_to_end(quick_run):
+    result, seconds, stdout = quick_run
+    assert seconds < 90, f"quick suite took {seconds:.0f} s"
+    assert result["mode"] == "quick"
+    _check_result_shape(result)
+    names = {c["name"] for c in result["cases"]}
+    for name in ISSUE_CASES + ("knutten/random/pipeline_1core", "knutten/random/pipeline_allcores",
+                               "knutten/random/parquet_bytes_per_game",
+                               "knutten/random/long_study_scaling", "knutten/random/driver_rss",
+                               "knutten/random/driver_rss_4x", "knutten/random/pure_python",
+                               "knutten/random/kernel_over_pure_python",
+                               "knutten/random/mean_turns_pure_python", "ray/init"):
+        assert name in names, name
+    assert not any(n.startswith("wizard/") for n in names)
+    for line in ("knutten/random/kernel", "calibration"):
+        assert line in stdout
+    cases = {c["name"]: c for c in result["cases"]}
+    assert cases["knutten/random/kernel"]["unit"] == "games/s/core"
+    assert len(cases["knutten/random/kernel"]["repeats"]) >= 3
+    assert cases["knutten/random/pipeline_2cores_over_kernel"]["target"] == 1.6
+    assert cases["knutten/random/mean_turns_kernel"]["detail"]["agree"]
+    # a run compared with itself passes; with a 30 % slower kernel in the baseline's place, fails
+    assert not compare(result, result).failed
+    slower = copy.deepcopy(result)
+    for case in slower["cases"]:
+        if case["name"] == "knutten/random/kernel":
+            case["normalised"] *= 0.7
+    assert [r.name for r in compare(result, slower, 0.15).regressions] == ["knutten/random/kernel"]
+
+
+def test_cases_option_limits_what_is_measured(tmp_path, warm_kernels):
+    out = tmp_path / "k.json"
+    proc = subprocess.run(_command() + ["--quick", "--games", "knutten", "--cases",
+                                        "knutten/cautious/kernel", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert [c["name"] for c in result["cases"]] == ["knutten/cautious/kernel"]
+    assert "(ray with" not in proc.stdout  # no Ray session was started
