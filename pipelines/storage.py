@@ -99,7 +99,10 @@ class StudyDir:
         """Write a batch under a temporary name and rename it into place; returns its bytes."""
         self.fs.create_dir(self.path(relpath.rsplit("/", 1)[0]), recursive=True)
         tmp = self.path(f"{relpath}.tmp-{uuid.uuid4().hex}")
-        pq.write_table(table, tmp, filesystem=self.fs, compression="zstd")
+        # Per-column dictionaries and statistics cost a quarter of the write and buy little for
+        # small integer columns; the arm name and the game index keep both.
+        pq.write_table(table, tmp, filesystem=self.fs, compression="zstd",
+                       use_dictionary=["arm"], write_statistics=["arm", "game"])
         self.fs.move(tmp, self.path(relpath))
         return self.fs.get_file_info(self.path(relpath)).size
 
