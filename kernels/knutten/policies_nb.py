@@ -13,7 +13,7 @@ from kernels.knutten.enums import (
     A_DISCARD, C_A, C_DESIGN, C_KIND, D_A, D_B, D_COPIES, D_KIND, K_COPY, K_JOHN, K_VALUE,
     P_RANDOM, P_TRAP, R_HEAVY, R_THRESHOLD, S_DESIGNS, S_JOHN_SEAT, S_PLAYERS, S_SWARM,
 )
-from kernels.knutten.rules_nb import counted_nb, john_targets_nb, swarm_after_nb
+from kernels.knutten.rules_nb import counted_nb, john_targets_nb
 from kernels.rng_nb import randint_nb
 
 # Preference bands of the heuristic players (lower is better).
@@ -73,6 +73,7 @@ def _keeps_pair_penalty(t, p, card):
 
 @njit
 def heuristic_action_nb(t, p, n_opts, trap):
+    """The best of the legal actions in t.opts (with t.opt_after) by the bands above."""
     threshold = t.rules[R_THRESHOLD]
     swarm = t.st[S_SWARM]
     best_action = t.opts[0]
@@ -87,7 +88,7 @@ def heuristic_action_nb(t, p, n_opts, trap):
             if kind == K_JOHN:
                 key = _john_key(t, p)
             else:
-                after = swarm_after_nb(t, card, action & 1)
+                after = t.opt_after[i]
                 if kind == K_COPY or t.cards[card, C_A] < 0:
                     key = _EMERGENCY + after
                 elif after >= threshold:

@@ -29,7 +29,8 @@ def swarm_after_nb(t, card, side):
 
 @njit
 def legal_actions_nb(t, p):
-    """Write seat p's legal actions into t.opts and return how many there are.
+    """Write seat p's legal actions into t.opts (and the swarm total each would leave into
+    t.opt_after) and return how many there are.
 
     Each value of each card is one action unless it would take the swarm below 0; a `?` and John
     are always playable; the seat with John in front of it may instead pass to discard John."""
@@ -38,23 +39,30 @@ def legal_actions_nb(t, p):
     copies = 1 + t.st[S_PENDING]
     john_on = t.st[S_JOHN_SEAT] != NO_SEAT
     opts = t.opts
+    after = t.opt_after
     n = 0
     for slot in range(t.hand_n[p]):
         card = t.hands[p, slot]
         if t.cards[card, C_KIND] != K_VALUE:
             opts[n] = 2 * slot
+            after[n] = swarm
             n += 1
             continue
         a = t.cards[card, C_A]
         b = t.cards[card, C_B]
-        if swarm + (0 if john_on and a == 5 else a) * copies >= 0:
+        total = swarm + (0 if john_on and a == 5 else a) * copies
+        if total >= 0:
             opts[n] = 2 * slot
+            after[n] = total
             n += 1
-        if b != a and swarm + (0 if john_on and b == 5 else b) * copies >= 0:
+        total = swarm + (0 if john_on and b == 5 else b) * copies
+        if b != a and total >= 0:
             opts[n] = 2 * slot + 1
+            after[n] = total
             n += 1
     if t.st[S_JOHN_SEAT] == p:
         opts[n] = A_DISCARD
+        after[n] = swarm
         n += 1
     return n
 

@@ -37,6 +37,7 @@ TABLE_DTYPE = np.dtype([
     ("discard", np.int64, MAX_CARDS),
     ("swarm_designs", np.int64, MAX_DESIGNS),
     ("opts", np.int64, 2 * MAX_HAND + 1),
+    ("opt_after", np.int64, 2 * MAX_HAND + 1),  # the swarm total each option would leave
     ("cand", np.int64, MAX_PLAYERS),
     ("rng", np.uint64, 1),
     ("rec", np.int64, O_N),
