@@ -17,9 +17,9 @@ from kernels.knutten.rules_nb import (
     swarm_bite_count_nb, winner_mask_nb,
 )
 from kernels.knutten.table_nb import (
-    cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
-    log_nb, new_pile_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb,
-    wind_caller_nb,
+    cards_conserved_nb, deal_nb, draw_nb, drew_third_alike_nb, fill_hand_nb, has_three_alike_nb,
+    hand_under_pile_nb, log_nb, new_pile_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb,
+    take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
 from kernels.rng_nb import game_stream_nb
 
@@ -171,22 +171,24 @@ def play_round_nb(t, start, checked):
         if n_opts == 0:
             if cannot_play_nb(t, p):
                 return ST_OK, GAME_OVER
+            wind = has_three_alike_nb(t, p)
         else:
             action = choose_action_nb(t, p, n_opts)
             if checked and not is_legal_nb(t, p, action):
                 return ST_ILLEGAL, GAME_OVER
             if action == A_DISCARD:
                 discard_john_nb(t, p)
+                wind = False
             else:
                 if play_card_nb(t, p, action):
                     count = swarm_bite_count_nb(t, st[S_SWARM])
                     rec[O_SWARM_BITES] += count
                     bite_nb(t, p, count, B_SWARM)
                     return ST_OK, GAME_OVER if game_over_nb(t) else p
-                draw_nb(t, p, E_DRAW)
+                wind = draw_nb(t, p, E_DRAW) and drew_third_alike_nb(t, p)
         if checked and not cards_conserved_nb(t):
             return ST_CARDS, GAME_OVER
-        if has_three_alike_nb(t, p):
+        if wind:
             return ST_OK, wind_nb(t, p)
         p = p + 1 if p + 1 < n else 0
 

@@ -217,6 +217,13 @@ def has_three_alike_nb(t, p):
 
 
 @njit
+def drew_third_alike_nb(t, p):
+    """After a play and a draw only the drawn card (last in hand) can complete three alike."""
+    drawn = t.hands[p, t.hand_n[p] - 1]
+    return t.hand_designs[p, t.cards[drawn, C_DESIGN]] >= 3
+
+
+@njit
 def wind_caller_nb(t, first):
     """First seat, in turn order from `first`, holding three identical cards (NO_SEAT if none)."""
     n = t.st[S_PLAYERS]
