@@ -21,25 +21,33 @@ KERNELS = Path(__file__).resolve().parent
 numba.config.LOOP_VECTORIZE = 0
 
 
-_BASE = caching.UserProvidedCacheLocator if numba.config.CACHE_DIR else caching.InTreeCacheLocator
+def _install_kernel_tree_locator() -> None:
+    """Put the locator below first in Numba's list (a Numba internal: without it, or on a Numba
+    that moved it, caching still works but keys each file on itself only)."""
+    impl = getattr(caching, "CacheImpl", None)
+    classes = getattr(impl, "_locator_classes", None)
+    base = caching.UserProvidedCacheLocator if numba.config.CACHE_DIR else getattr(
+        caching, "InTreeCacheLocator", None)
+    if classes is None or base is None:
+        return
+
+    class KernelTreeLocator(base):
+        """Numba's usual cache place, invalidated when any file of kernels/ changes."""
+
+        def get_source_stamp(self):
+            return tuple((str(p.relative_to(KERNELS)), p.stat().st_mtime_ns, p.stat().st_size)
+                         for p in sorted(KERNELS.rglob("*.py")))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not Path(py_file).resolve().is_relative_to(KERNELS):
+                return None
+            return super().from_function(py_func, py_file)
+
+    classes.insert(0, KernelTreeLocator)
 
 
-class _KernelTreeLocator(_BASE):
-    """Numba's usual cache place, invalidated when any file of kernels/ changes."""
-
-    def get_source_stamp(self):
-        return tuple((str(p.relative_to(KERNELS)), p.stat().st_mtime_ns, p.stat().st_size)
-                     for p in sorted(KERNELS.rglob("*.py")))
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        if not Path(py_file).resolve().is_relative_to(KERNELS):
-            return None
-        return super().from_function(py_func, py_file)
-
-
-if _KernelTreeLocator not in caching.CacheImpl._locator_classes:
-    caching.CacheImpl._locator_classes.insert(0, _KernelTreeLocator)
+_install_kernel_tree_locator()
 
 njit = numba.njit(nogil=True, error_model="numpy")
 kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
