@@ -32,16 +32,30 @@ def game_stream_nb(seed, index):
 
 
 @njit
+def next_word_nb(state):
+    """(new state, 64 random bits) of the stream, with the state in a local variable (it stays in a
+    register in hot loops); next_u64_nb is the same step on a state held in an array."""
+    state += _GOLDEN
+    return state, mix64_nb(state)
+
+
+@njit
+def uniform_nb(u, n):
+    """Uniform integer in [0, n) for 0 < n < 2**32 from 64 random bits u (Lemire's multiply-shift)."""
+    return np.int64(((u >> _S32) * np.uint64(n)) >> _S32)
+
+
+@njit
 def next_u64_nb(rng):
     """Advance the stream held in rng[0] and return 64 random bits."""
-    rng[0] += _GOLDEN
-    return mix64_nb(rng[0])
+    rng[0], u = next_word_nb(rng[0])
+    return u
 
 
 @njit
 def randint_nb(rng, n):
-    """Uniform integer in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift, 32-bit)."""
-    return np.int64(((next_u64_nb(rng) >> _S32) * np.uint64(n)) >> _S32)
+    """Uniform integer in [0, n) for 0 < n < 2**32."""
+    return uniform_nb(next_u64_nb(rng), n)
 
 
 @njit

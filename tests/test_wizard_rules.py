@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 
+from kernels.rng_nb import mix64_nb
 from kernels.wizard import enums as E
 from kernels.wizard import rules_nb as R
 
@@ -142,7 +143,7 @@ def test_card_set_helpers():
 
 
 def test_deal_gives_disjoint_hands_and_turned_card():
-    rng = np.array([R.mix64_nb(np.uint64(99))], dtype=np.uint64)
+    rng = np.array([mix64_nb(np.uint64(99))], dtype=np.uint64)
     deck = np.empty(60, dtype=np.int64)
     hands = np.zeros(6, dtype=np.uint64)
     for n in (3, 4, 5, 6):

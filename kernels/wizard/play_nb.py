@@ -10,7 +10,7 @@ and rule variants.
 import numpy as np
 
 from kernels.jit import kernel, njit
-from kernels.rng_nb import game_stream_nb, mix64_nb
+from kernels.rng_nb import game_stream_nb, mix64_nb, next_word_nb
 from kernels.wizard.enums import (
     ERR_BAD_ARGS, ERR_CARDS_LOST, ERR_ILLEGAL_BID, ERR_ILLEGAL_CARD, ERR_ILLEGAL_TRUMP,
     ERR_TRACE_FULL, ERR_TRICK_SUM, EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE,
@@ -24,7 +24,7 @@ from kernels.wizard.policies_nb import (
 )
 from kernels.wizard.rules_nb import (
     FULL_MASK, ONE, ZERO, bid_is_legal_nb, cards_conserved_nb, deal_nb, forbidden_bid_nb,
-    lead_after_nb, legal_mask_nb, next_word_nb, popcount_nb, round_score_nb, trick_value_nb,
+    lead_after_nb, legal_mask_nb, popcount_nb, round_score_nb, trick_value_nb,
     trump_of_turned_nb,
 )
 

@@ -15,14 +15,14 @@ sampler    heuristic play and trump choice; bids by Monte Carlo: deals the unsee
 import numpy as np
 
 from kernels.jit import njit
-from kernels.rng_nb import randint_nb
+from kernels.rng_nb import randint_nb, uniform_nb
 from kernels.wizard.enums import (
     FIRST_JESTER, FIRST_WIZARD, LEAD_NONE, N_CARDS, NO_TRUMP, P_BROKEN, P_RANDOM, P_SAMPLER,
     SAMPLER_DEALS, SAMPLER_SPREAD,
 )
 from kernels.wizard.rules_nb import (
     ONE, SUIT_MASK, WIZARD_MASK, ZERO, forbidden_bid_nb, higher_in_suit_nb, lead_after_nb, legal_mask_nb,
-    lowest_card_nb, nth_card_nb, popcount_nb, round_score_nb, trick_value_nb, uniform_nb,
+    lowest_card_nb, nth_card_nb, popcount_nb, round_score_nb, trick_value_nb,
 )
 
 # Chance that a card takes a trick, by rank (2 .. ace)

@@ -11,7 +11,7 @@ from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from kernels.jit import njit
-from kernels.rng_nb import mix64_nb
+from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wizard.enums import (
     FIRST_JESTER, FIRST_WIZARD, LEAD_FREE, LEAD_NONE, N_CARDS, NO_TRUMP, TV_LED, TV_TRUMP, TV_WIZARD,
 )
@@ -24,8 +24,6 @@ WIZARD_MASK = np.uint64(0xF << FIRST_WIZARD)
 JESTER_MASK = np.uint64(0xF << FIRST_JESTER)
 SPECIAL_MASK = np.uint64(0xFF << FIRST_WIZARD)
 FULL_MASK = np.uint64((1 << N_CARDS) - 1)
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # the stream increment of kernels.rng_nb
-S32 = np.uint64(32)
 
 # nth_card_nb's constants and table: BYTE_SELECT[b * 8 + j] = position of the j-th set bit of byte b
 M55 = np.uint64(0x5555555555555555)
@@ -161,21 +159,6 @@ def higher_in_suit_nb(card):
     """The set of cards of the same suit ranked above a suited card."""
     s = card // 13
     return SUIT_MASK[s] & ~((ONE << np.uint64(card + 1)) - ONE)
-
-
-# ---------------------------------------------------------------- randomness
-@njit
-def next_word_nb(state):
-    """(new state, 64 random bits): the same stream as rng_nb.next_u64_nb, with the state in a local
-    variable instead of an array (so it stays in a register in hot loops)."""
-    state += GOLDEN
-    return state, mix64_nb(state)
-
-
-@njit
-def uniform_nb(u, n):
-    """Uniform integer in [0, n) from a random word u (the multiply-shift of rng_nb.randint_nb)."""
-    return np.int64(((u >> S32) * np.uint64(n)) >> S32)
 
 
 # ---------------------------------------------------------------- deal and trump
