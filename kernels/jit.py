@@ -49,5 +49,7 @@ def _install_kernel_tree_locator() -> None:
 
 _install_kernel_tree_locator()
 
+
 njit = numba.njit(nogil=True, error_model="numpy")
+inline = numba.njit(nogil=True, error_model="numpy", inline="always")
 kernel = numba.njit(cache=True, nogil=True, error_model="numpy")

@@ -1,7 +1,7 @@
 """The Knutten driver: plays games start..start+count-1 of an arm into preallocated arrays."""
 import numpy as np
 
-from kernels.jit import kernel, njit
+from kernels.jit import inline, kernel, njit
 from kernels.knutten.enums import (
     A_DISCARD, B_CANNOT, B_JOHN, B_SWARM, B_WIND, C_KIND, E_BITE, E_CANNOT, E_COPY, E_DRAW, E_END,
     E_JOHN_DISCARD, E_JOHN_PLAY, E_PLAY, E_RESHUFFLE, E_ROUND, E_SKIP, E_START, E_UNDER, E_WIND,
@@ -18,7 +18,7 @@ from kernels.knutten.rules_nb import (
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, drew_third_alike_nb, fill_hand_nb, has_three_alike_nb,
-    hand_under_pile_nb, log_nb, new_pile_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb,
+    hand_under_pile_nb, log_nb, new_pile_nb, next_seat_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb,
     take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
 from kernels.rng_nb import game_stream_nb
@@ -113,7 +113,7 @@ def discard_john_nb(t, p):
     log_nb(t, E_JOHN_DISCARD, p, 0, 0, 0, 0)
 
 
-@njit
+@inline
 def play_card_nb(t, p, action):
     """Seat p plays the card of `action`. Returns True when it made the swarm bite."""
     st = t.st
@@ -153,7 +153,7 @@ def play_round_nb(t, start, checked):
         if t.hand_n[p] == 0:
             if pile_size_nb(t) > 0 or not nobody_can_play_nb(t):
                 log_nb(t, E_SKIP, p, 0, 0, 0, 0)
-                p = (p + 1) % n
+                p = next_seat_nb(p, n)
                 continue
             caller = swarm_becomes_pile_nb(t, p)
             if caller != NO_SEAT:
@@ -190,7 +190,7 @@ def play_round_nb(t, start, checked):
             return ST_CARDS, GAME_OVER
         if wind:
             return ST_OK, wind_nb(t, p)
-        p = p + 1 if p + 1 < n else 0
+        p = next_seat_nb(p, n)
 
 
 @njit

@@ -8,20 +8,28 @@ cautious -- keeps the swarm as low as it can; spends `?`, negative cards and Joh
 trap     -- like cautious, but among safe plays picks the swarm total at which the next seat is
             most likely to hold nothing safe (a hypergeometric estimate over unseen cards).
 """
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.knutten.enums import (
-    A_DISCARD, C_A, C_DESIGN, C_KIND, D_A, D_B, D_COPIES, D_KIND, K_COPY, K_JOHN, K_VALUE,
+    C_DESIGN, D_A, D_B, D_COPIES, D_KIND, K_JOHN, K_VALUE, OC_DISCARD, OC_JOHN, OC_TWIN, OC_VALUE,
     P_RANDOM, P_TRAP, R_HEAVY, R_THRESHOLD, S_DESIGNS, S_JOHN_SEAT, S_PLAYERS, S_SWARM,
 )
 from kernels.knutten.rules_nb import counted_nb, john_targets_nb
+from kernels.knutten.table_nb import next_seat_nb
 from kernels.rng_nb import randint_nb
 
-# Preference bands of the heuristic players (lower is better).
-_JOHN_BITES_OPPONENT = 0.0
-_SAFE = 10_000.0
-_EMERGENCY = 20_000.0
-_BUST = 30_000.0
-_JOHN_ON_SELF = 40_000.0
+# Preference bands of the heuristic players (lower is better), in knutten of the swarm; keys are
+# kept in twentieths of a knut (KEY_SCALE) so that the tie-breaks below stay exact integers.
+_JOHN_BITES_OPPONENT = 0
+_SAFE = 10_000
+_EMERGENCY = 20_000
+_BUST = 30_000
+_JOHN_ON_SELF = 40_000
+KEY_SCALE = 20
+_PAIR_KEPT = 1       # 1/20 knut: prefer the card that does not break a pair
+_FREE_PASS = -5      # discarding John beats an emergency card leaving the same swarm
+_HEAVY_JOHN = -10    # in heavy weather a John bite on oneself beats a bust at the threshold
+_TRAP_WEIGHT = 1000  # trap: knutten a certain forced next seat is worth
+_NO_KEY = 1 << 40
 
 
 @njit
@@ -42,9 +50,7 @@ def choose_target_nb(t, p, n_cand):
     best_dist = n + 1
     for i in range(n_cand):
         q = t.cand[i]
-        dist = (q - p + n) % n
-        if dist == 0:
-            dist = n  # yourself only as the last choice
+        dist = q - p if q > p else q - p + n  # yourself (0) counts as n: the last choice
         if dist < best_dist:
             best, best_dist = q, dist
     return best
@@ -57,51 +63,53 @@ def choose_start_nb(t, chooser):
     n = t.st[S_PLAYERS]
     if t.policies[chooser] == P_RANDOM:
         return randint_nb(t.rng, n)
-    best = (chooser + 1) % n
-    for k in range(2, n):
-        q = (chooser + k) % n
+    best = next_seat_nb(chooser, n)
+    q = best
+    for _ in range(2, n):
+        q = next_seat_nb(q, n)
         if t.bites[q] > t.bites[best]:
             best = q
     return best
 
 
 @njit
-def _keeps_pair_penalty(t, p, card):
-    """0.5 when the card has a twin in hand (playing it breaks a pair towards WIND), else 0."""
-    return 0.5 if t.hand_designs[p, t.cards[card, C_DESIGN]] >= 2 else 0.0
-
-
-@njit
 def heuristic_action_nb(t, p, n_opts, trap):
-    """The best of the legal actions in t.opts (with t.opt_after) by the bands above."""
+    """The best of the legal actions in t.opts (with t.opt_after) by the bands above; the first
+    of equal keys. Cautious compares integer keys; trap lowers safe plays by its estimate."""
     threshold = t.rules[R_THRESHOLD]
     swarm = t.st[S_SWARM]
     best_action = t.opts[0]
-    best_key = 1e18
+    best = _NO_KEY
+    best_f = float(_NO_KEY)
     for i in range(n_opts):
-        action = t.opts[i]
-        if action == A_DISCARD:
-            key = _EMERGENCY + swarm - 0.25  # a free pass: the best emergency at equal swarm
-        else:
-            card = t.hands[p, action >> 1]
-            kind = t.cards[card, C_KIND]
-            if kind == K_JOHN:
-                key = _john_key(t, p)
-            else:
-                after = t.opt_after[i]
-                if kind == K_COPY or t.cards[card, C_A] < 0:
-                    key = _EMERGENCY + after
-                elif after >= threshold:
-                    key = _BUST + after
-                elif trap:
-                    key = _SAFE - 1000.0 * forced_probability_nb(t, p, after) + after
-                else:
-                    key = _SAFE + after
-                key += _keeps_pair_penalty(t, p, card) * 0.1
-        if key < best_key:
-            best_key = key
-            best_action = action
+        key, safe = option_key_nb(t, p, i, swarm, threshold)
+        if trap:
+            key_f = float(key)
+            if safe:
+                key_f -= KEY_SCALE * _TRAP_WEIGHT * forced_probability_nb(t, p, t.opt_after[i])
+            if key_f < best_f:
+                best_f, best_action = key_f, t.opts[i]
+        elif key < best:
+            best, best_action = key, t.opts[i]
     return best_action
+
+
+@inline
+def option_key_nb(t, p, i, swarm, threshold):
+    """(key, is a safe play) of option i of t.opts; keys in 1/KEY_SCALE knut, lower is better."""
+    cls = t.opt_class[i]
+    kind = cls & ~OC_TWIN
+    if kind == OC_DISCARD:
+        return KEY_SCALE * (_EMERGENCY + swarm) + _FREE_PASS, False
+    if kind == OC_JOHN:
+        return _john_key(t, p), False
+    after = t.opt_after[i]
+    pair = _PAIR_KEPT if cls & OC_TWIN else 0
+    if kind != OC_VALUE:  # a `?` or a negative card
+        return KEY_SCALE * (_EMERGENCY + after) + pair, False
+    if after >= threshold:
+        return KEY_SCALE * (_BUST + after) + pair, False
+    return KEY_SCALE * (_SAFE + after) + pair, True
 
 
 @njit
@@ -110,10 +118,10 @@ def _john_key(t, p):
     if bites:
         for i in range(n_cand):
             if t.cand[i] != p:
-                return _JOHN_BITES_OPPONENT
+                return KEY_SCALE * _JOHN_BITES_OPPONENT
     if t.rules[R_HEAVY]:
-        return _BUST + t.rules[R_THRESHOLD] - 0.5  # one bite beats a heavy bust
-    return _JOHN_ON_SELF
+        return KEY_SCALE * (_BUST + t.rules[R_THRESHOLD]) + _HEAVY_JOHN  # one bite beats a heavy bust
+    return KEY_SCALE * _JOHN_ON_SELF
 
 
 @njit
@@ -121,7 +129,7 @@ def forced_probability_nb(t, p, after):
     """Chance that the next seat holds no card it can play safely on a swarm of `after`,
     estimated from the cards seat p cannot see (deck list minus own hand and the swarm)."""
     n = t.st[S_PLAYERS]
-    nxt = (p + 1) % n
+    nxt = next_seat_nb(p, n)
     if t.st[S_JOHN_SEAT] == nxt:
         return 0.0  # it can pass by discarding John
     h = t.hand_n[nxt]

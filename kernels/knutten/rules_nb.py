@@ -1,7 +1,8 @@
 """Knutten rules as small pure helpers over a Table: what a card counts, what is legal, bites."""
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.knutten.enums import (
-    A_DISCARD, C_A, C_B, C_KIND, K_COPY, K_JOHN, K_VALUE, NO_SEAT, R_BITES_TO_END, R_HEAVY,
+    A_DISCARD, C_A, C_B, C_DESIGN, C_KIND, K_COPY, K_JOHN, K_VALUE, NO_SEAT, OC_COPY, OC_DISCARD,
+    OC_JOHN, OC_NEGATIVE, OC_TWIN, OC_VALUE, R_BITES_TO_END, R_HEAVY,
     R_HEAVY_END, R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_SWARM,
 )
 
@@ -27,10 +28,10 @@ def swarm_after_nb(t, card, side):
     return t.st[S_SWARM] + counted_nb(t, value) * (1 + t.st[S_PENDING])
 
 
-@njit
+@inline
 def legal_actions_nb(t, p):
-    """Write seat p's legal actions into t.opts (and the swarm total each would leave into
-    t.opt_after) and return how many there are.
+    """Write seat p's legal actions into t.opts (with the swarm total each would leave in
+    t.opt_after and its OC_* class in t.opt_class) and return how many there are.
 
     Each value of each card is one action unless it would take the swarm below 0; a `?` and John
     are always playable; the seat with John in front of it may instead pass to discard John."""
@@ -40,29 +41,37 @@ def legal_actions_nb(t, p):
     john_on = t.st[S_JOHN_SEAT] != NO_SEAT
     opts = t.opts
     after = t.opt_after
+    cls = t.opt_class
     n = 0
     for slot in range(t.hand_n[p]):
         card = t.hands[p, slot]
-        if t.cards[card, C_KIND] != K_VALUE:
+        kind = t.cards[card, C_KIND]
+        twin = OC_TWIN if t.hand_designs[p, t.cards[card, C_DESIGN]] >= 2 else 0
+        if kind != K_VALUE:
             opts[n] = 2 * slot
             after[n] = swarm
+            cls[n] = (OC_COPY if kind == K_COPY else OC_JOHN) | twin
             n += 1
             continue
         a = t.cards[card, C_A]
         b = t.cards[card, C_B]
+        value_class = (OC_NEGATIVE if a < 0 else OC_VALUE) | twin
         total = swarm + (0 if john_on and a == 5 else a) * copies
         if total >= 0:
             opts[n] = 2 * slot
             after[n] = total
+            cls[n] = value_class
             n += 1
         total = swarm + (0 if john_on and b == 5 else b) * copies
         if b != a and total >= 0:
             opts[n] = 2 * slot + 1
             after[n] = total
+            cls[n] = value_class
             n += 1
     if t.st[S_JOHN_SEAT] == p:
         opts[n] = A_DISCARD
         after[n] = swarm
+        cls[n] = OC_DISCARD
         n += 1
     return n
 

@@ -12,7 +12,7 @@ pile are known and ordered: they are drawn only after the set is used up, first 
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.knutten.enums import (
     C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND, MAX_PLAYERS,
     NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
@@ -40,6 +40,7 @@ TABLE_DTYPE = np.dtype([
     ("swarm_designs", np.int64, MAX_DESIGNS),
     ("opts", np.int64, 2 * MAX_HAND + 1),
     ("opt_after", np.int64, 2 * MAX_HAND + 1),  # the swarm total each option would leave
+    ("opt_class", np.int64, 2 * MAX_HAND + 1),  # OC_* of each option
     ("cand", np.int64, MAX_PLAYERS),
     ("rng", np.uint64, 1),
     ("rec", np.int64, O_N),
@@ -80,25 +81,28 @@ def log_nb(t, code, a, b, c, d, e):
 
 @njit
 def new_pile_nb(t):
-    """Gather every card except a John lying on the table into a new, shuffled draw pile."""
+    """Gather every card except a John lying on the table into a new draw pile, in card order."""
     st = t.st
-    n = 0
-    for c in range(st[S_CARDS]):
-        if c != st[S_JOHN_CARD] or st[S_JOHN_SEAT] == NO_SEAT:
-            t.pile[n] = c
-            n += 1
-    st[S_PILE_N] = n
+    kept_out = st[S_JOHN_CARD] if st[S_JOHN_SEAT] != NO_SEAT else NO_SEAT
+    n_cards = st[S_CARDS]
+    pile = t.pile
+    for c in range(n_cards):
+        pile[c] = c
+    if kept_out != NO_SEAT:
+        for c in range(kept_out, n_cards - 1):
+            pile[c] = c + 1
+        n_cards -= 1
+    st[S_PILE_N] = n_cards
     st[S_UNDER_N] = 0
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
     st[S_SWARM] = 0
     st[S_PENDING] = 0
-    for d in range(st[S_DESIGNS]):
-        t.swarm_designs[d] = 0
+    n_designs = st[S_DESIGNS]
+    t.swarm_designs[:n_designs] = 0
     for p in range(st[S_PLAYERS]):
         t.hand_n[p] = 0
-        for d in range(st[S_DESIGNS]):
-            t.hand_designs[p, d] = 0
+        t.hand_designs[p, :n_designs] = 0
 
 
 @njit
@@ -121,7 +125,7 @@ def swarm_to_pile_nb(t):
         t.swarm_designs[d] = 0
 
 
-@njit
+@inline
 def draw_nb(t, p, event):
     """Seat p takes the top card of the pile, if any. Returns False when the pile is empty."""
     st = t.st
@@ -150,6 +154,12 @@ def draw_nb(t, p, event):
 
 
 @njit
+def next_seat_nb(p, n):
+    """The seat after p in turn order (no modulo: a division costs more than the branch)."""
+    return p + 1 if p + 1 < n else 0
+
+
+@njit
 def fill_hand_nb(t, p):
     """Seat p draws until the hand limit or until the pile is empty."""
     while t.hand_n[p] < t.rules[R_HAND_LIMIT]:
@@ -162,16 +172,20 @@ def deal_nb(t, first):
     """Every seat draws up to the hand limit, one card at a time, starting with `first`."""
     n = t.st[S_PLAYERS]
     for _ in range(t.rules[R_HAND_LIMIT]):
-        for k in range(n):
-            draw_nb(t, (first + k) % n, E_DEAL)
+        p = first
+        for _ in range(n):
+            draw_nb(t, p, E_DEAL)
+            p = next_seat_nb(p, n)
 
 
 @njit
 def refill_all_nb(t, first):
     """After the swarm became the new pile, every seat refills, in turn order from `first`."""
     n = t.st[S_PLAYERS]
-    for k in range(n):
-        fill_hand_nb(t, (first + k) % n)
+    p = first
+    for _ in range(n):
+        fill_hand_nb(t, p)
+        p = next_seat_nb(p, n)
 
 
 @njit
@@ -229,10 +243,11 @@ def drew_third_alike_nb(t, p):
 def wind_caller_nb(t, first):
     """First seat, in turn order from `first`, holding three identical cards (NO_SEAT if none)."""
     n = t.st[S_PLAYERS]
-    for k in range(n):
-        p = (first + k) % n
+    p = first
+    for _ in range(n):
         if has_three_alike_nb(t, p):
             return p
+        p = next_seat_nb(p, n)
     return NO_SEAT
 
 
