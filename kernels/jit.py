@@ -3,7 +3,9 @@
 `kernel` is for entry points that Python calls (one per game's batch driver, plus test probes):
 cached on disk. `njit` is for the helpers they call: not cached by themselves, so an entry point
 always compiles them afresh into its own module, where LLVM can inline them (a helper loaded from
-the cache is linked by address and every use becomes a real call).
+the cache is linked by address and every use becomes a real call). `inline` is for the few hot
+helpers of a turn loop that LLVM will not inline by itself because they have several call sites
+(its threshold cannot be raised through llvmlite): Numba inlines them into every caller.
 
 Numba keys a cached entry point on its own file only; a change to a helper in another file would
 leave it stale. The locator below keys every function under kernels/ on the whole kernels tree.
