@@ -19,7 +19,9 @@ Knutten runs with John Knut off, as issue 2 asks):
   knutten/random/...           pure_python, kernel_over_pure_python, mean_turns_kernel,
                                mean_turns_pure_python, long_study, long_study_scaling (target
                                >= 1.7 on 2 cores), pipeline_2cores_over_kernel (target >= 1.6),
-                               driver_rss, driver_rss_4x, driver_rss_growth
+                               kernel_2proc_scaling (two bare kernel processes at once over one:
+                               the machine's ceiling for the two-core targets), driver_rss,
+                               driver_rss_4x, driver_rss_growth
 
 Timing: kernels and the calibration are timed in CPU time of the calling thread
 (time.thread_time), so other processes on the machine mostly cost wall time, not the figure.
@@ -116,7 +118,8 @@ PER_POLICY = ("kernel", "play_batch", "pipeline_1core", "pipeline_allcores", "pi
 PER_GAME = ("compile", "cache_load")
 SPECIAL_CASES = ("pure_python", "kernel_over_pure_python", "mean_turns_kernel",
                  "mean_turns_pure_python", "long_study", "long_study_scaling",
-                 "pipeline_2cores_over_kernel", "driver_rss", "driver_rss_4x", "driver_rss_growth")
+                 "pipeline_2cores_over_kernel", "kernel_2proc_scaling", "driver_rss", "driver_rss_4x",
+                 "driver_rss_growth")
 RAY_CASES = ("ray/init", "ray/workers_ready")
 
 
@@ -389,6 +392,7 @@ class Suite:
             self._kernels()
             self._pure_python()
             self._compile()
+            self._two_processes()
             self._pipelines()
         finally:
             self._ray_stop()
@@ -477,6 +481,30 @@ class Suite:
                 self.add(f"{g}/{p}/play_batch", g, p, "play_batch", m["cpu"], "games/s/core", "rate",
                          "higher", {"games_per_repeat": m["games"], "timed": "CPU time",
                                     "wall_games_per_s": m["wall"]})
+
+    def _two_processes(self) -> None:
+        """The bare kernel in one process alone, then in two at once, alternately: the ratio of
+        their wall-clock games/s is the ceiling any two-core pipeline can reach on this machine."""
+        g, p = SPECIAL
+        name = f"{g}/{p}/kernel_2proc_scaling"
+        if not (self.special() and self.want(name)):
+            return
+        if self.s.cores < 2:
+            self.notes.append(f"{name} needs at least 2 cores: skipped")
+            return
+        seconds = 0.5 if self.s.quick else 2.0
+        solo, pair = [], []
+        for _ in range(1 if self.s.quick else 3):
+            solo.append(sum(_kernel_processes(g, p, 1, seconds)))
+            pair.append(sum(_kernel_processes(g, p, 2, seconds)))
+        one, two = _median(solo), _median(pair)
+        self.add(name, g, p, "ratio", Series([], []), "x", None, "higher",
+                 {"one_process_games_per_s": one, "two_processes_games_per_s": two,
+                  "seconds_each": seconds, "one_process_runs": solo, "two_process_runs": pair,
+                  "timed": "wall clock",
+                  "what": "two processes playing the bare kernel at once over one alone: what the "
+                          "machine gives two busy cores, the ceiling of pipeline_2cores_over_kernel"},
+                 value=two / one)
 
     # ---------------------------------------------------------------- pure Python
     def _pure_python(self) -> None:
@@ -826,6 +854,41 @@ runner.play_batch(arm, 0, 0, 1)
 w2, c2 = time.perf_counter(), time.process_time()
 print(json.dumps({"import_s": w1 - w0, "wall_s": w2 - w1, "cpu_s": c2 - c1}))
 """
+
+
+_KERNEL_FOR = """
+import json, sys, time
+from benchmarks.suite import bench_arm, kernel_call
+game, policy, start_at, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+fn, _ = kernel_call(game)
+arm = bench_arm(game, policy)
+w0 = time.perf_counter()
+fn(arm, 200)
+chunk = max(1, int(200 * 0.02 / max(time.perf_counter() - w0, 1e-6)))
+time.sleep(max(0.0, start_at - time.time()))
+games, w0 = 0, time.perf_counter()
+while time.perf_counter() - w0 < seconds:
+    fn(arm, chunk)
+    games += chunk
+print(json.dumps({"games_per_s": games / (time.perf_counter() - w0)}))
+"""
+
+
+def _kernel_processes(game: str, policy: str, n: int, seconds: float) -> list[float]:
+    """Wall-clock games/s of `n` fresh processes playing the bare kernel over the same seconds."""
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    start_at = time.time() + 3.0  # every process has loaded its kernel by then
+    procs = [subprocess.Popen([sys.executable, "-c", _KERNEL_FOR, game, policy, str(start_at),
+                               str(seconds)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(n)]
+    rates = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"kernel process for {game}/{policy} failed:\n{err[-2000:]}")
+        rates.append(json.loads(out.strip().splitlines()[-1])["games_per_s"])
+    return rates
 
 
 def _first_call(game: str, policy: str, cache_dir: str) -> dict:
