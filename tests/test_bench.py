@@ -275,7 +275,8 @@ def test_quick_suite_runs_end_to_end(quick_run):
                                "knutten/random/long_study_scaling", "knutten/random/driver_rss",
                                "knutten/random/driver_rss_4x", "knutten/random/pure_python",
                                "knutten/random/kernel_over_pure_python",
-                               "knutten/random/mean_turns_pure_python", "ray/init"):
+                               "knutten/random/mean_turns_pure_python",
+                               "knutten/random/kernel_2proc_scaling", "ray/init"):
         assert name in names, name
     assert not any(n.startswith("wizard/") for n in names)
     for line in ("knutten/random/kernel", "calibration"):
@@ -285,6 +286,10 @@ def test_quick_suite_runs_end_to_end(quick_run):
     assert len(cases["knutten/random/kernel"]["repeats"]) >= 3
     assert cases["knutten/random/pipeline_2cores_over_kernel"]["target"] == 1.6
     assert cases["knutten/random/mean_turns_kernel"]["detail"]["agree"]
+    two = cases["knutten/random/kernel_2proc_scaling"]["detail"]
+    assert cases["knutten/random/kernel_2proc_scaling"]["value"] == pytest.approx(
+        two["two_processes_games_per_s"] / two["one_process_games_per_s"])
+    assert len(two["two_process_runs"]) == len(two["one_process_runs"]) >= 1
     # a run compared with itself passes; with a 30 % slower kernel in the baseline's place, fails
     assert not compare(result, result).failed
     slower = copy.deepcopy(result)
