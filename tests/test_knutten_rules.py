@@ -20,7 +20,7 @@ from kernels.knutten.policies_nb import (
 )
 from kernels.knutten.rules_nb import (
     counted_nb, end_bites_nb, game_over_nb, is_legal_nb, john_targets_nb, legal_actions_nb,
-    swarm_after_nb, swarm_bite_count_nb, winner_mask_nb,
+    option_is_sound_nb, swarm_after_nb, swarm_bite_count_nb, winner_mask_nb,
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
@@ -123,8 +123,11 @@ class Table:
         slot = self.hand(p).index(card)
         action = 2 * slot + side
         assert is_legal_nb(self.t, p, action), (p, card, side)
-        assert action in self.legal(p)
-        return bool(play_card_nb(self.t, p, action))
+        n = legal_actions_nb(self.t, p)
+        options = [int(a) for a in self.t["opts"][:n]]
+        assert action in options
+        after = self.t["opt_after"][options.index(action)]
+        return bool(play_card_nb(self.t, p, action, after))
 
 
 # ------------------------------------------------------------------ the seed's swarm example
@@ -569,6 +572,21 @@ def test_hand_under_pile_and_wraparound_keep_every_card():
         fill_hand_nb(tb.t, 0)
         hand_under_pile_nb(tb.t, 0)
         assert cards_conserved_nb(tb.t)
+
+
+def test_checked_mode_verifies_each_option_and_the_total_it_claims():
+    """Play takes the swarm total from legal_actions_nb's opt_after: checked mode recomputes it."""
+    tb = Table(3)
+    m, q, six = tb.card(DM10), tb.card(DQ), tb.card(D611)
+    tb.set(hands={0: [m, q, six]}, total=12)
+    n = legal_actions_nb(tb.t, 0)
+    assert n == 4  # -10 (12 - 10 = 2), ?, 6 and 11
+    assert all(option_is_sound_nb(tb.t, 0, i) for i in range(n))
+    tb.t["opt_after"][n - 1] += 1  # a wrong total for the last option
+    assert not option_is_sound_nb(tb.t, 0, n - 1)
+    tb.t["opt_after"][n - 1] -= 1
+    tb.t["opts"][0] = 2 * 3  # slot 3: no such card in a three-card hand
+    assert not option_is_sound_nb(tb.t, 0, 0)
 
 
 # ------------------------------------------------------------------ policies

@@ -11,9 +11,9 @@ from kernels.knutten.enums import (
     O_WINNER_MASK, R_THRESHOLD, S_CARDS, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_PENDING,
     S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
 )
-from kernels.knutten.policies_nb import choose_action_nb, choose_start_nb, choose_target_nb
+from kernels.knutten.policies_nb import choose_option_nb, choose_start_nb, choose_target_nb
 from kernels.knutten.rules_nb import (
-    game_over_nb, is_legal_nb, john_targets_nb, legal_actions_nb, swarm_after_nb,
+    game_over_nb, john_targets_nb, legal_actions_nb, option_is_sound_nb,
     swarm_bite_count_nb, winner_mask_nb,
 )
 from kernels.knutten.table_nb import (
@@ -114,8 +114,9 @@ def discard_john_nb(t, p):
 
 
 @inline
-def play_card_nb(t, p, action):
-    """Seat p plays the card of `action`. Returns True when it made the swarm bite."""
+def play_card_nb(t, p, action, after):
+    """Seat p plays the card of `action`, leaving a swarm of `after` (legal_actions_nb's
+    t.opt_after). Returns True when it made the swarm bite."""
     st = t.st
     card = take_from_hand_nb(t, p, action >> 1)
     kind = t.cards[card, C_KIND]
@@ -128,7 +129,7 @@ def play_card_nb(t, p, action):
         log_nb(t, E_COPY, p, card, st[S_PENDING], st[S_SWARM], 0)
         return False
     before = st[S_SWARM]
-    st[S_SWARM] = swarm_after_nb(t, card, action & 1)
+    st[S_SWARM] = after
     st[S_PENDING] = 0
     to_swarm_nb(t, card)
     log_nb(t, E_PLAY, p, card, action & 1, st[S_SWARM] - before, st[S_SWARM])
@@ -173,14 +174,15 @@ def play_round_nb(t, start, checked):
                 return ST_OK, GAME_OVER
             wind = has_three_alike_nb(t, p)
         else:
-            action = choose_action_nb(t, p, n_opts)
-            if checked and not is_legal_nb(t, p, action):
+            option = choose_option_nb(t, p, n_opts)
+            action = t.opts[option]
+            if checked and not option_is_sound_nb(t, p, option):
                 return ST_ILLEGAL, GAME_OVER
             if action == A_DISCARD:
                 discard_john_nb(t, p)
                 wind = False
             else:
-                if play_card_nb(t, p, action):
+                if play_card_nb(t, p, action, t.opt_after[option]):
                     count = swarm_bite_count_nb(t, st[S_SWARM])
                     rec[O_SWARM_BITES] += count
                     bite_nb(t, p, count, B_SWARM)

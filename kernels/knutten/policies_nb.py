@@ -33,10 +33,17 @@ _NO_KEY = 1 << 40
 
 
 @njit
-def choose_action_nb(t, p, n_opts):
+def choose_option_nb(t, p, n_opts):
+    """Index (into t.opts) of the legal action seat p's policy takes."""
     if t.policies[p] == P_RANDOM:
-        return t.opts[randint_nb(t.rng, n_opts)]
-    return heuristic_action_nb(t, p, n_opts, t.policies[p] == P_TRAP)
+        return randint_nb(t.rng, n_opts)
+    return heuristic_option_nb(t, p, n_opts, t.policies[p] == P_TRAP)
+
+
+@njit
+def choose_action_nb(t, p, n_opts):
+    """The legal action seat p's policy takes."""
+    return t.opts[choose_option_nb(t, p, n_opts)]
 
 
 @njit
@@ -73,12 +80,12 @@ def choose_start_nb(t, chooser):
 
 
 @njit
-def heuristic_action_nb(t, p, n_opts, trap):
-    """The best of the legal actions in t.opts (with t.opt_after) by the bands above; the first
-    of equal keys. Cautious compares integer keys; trap lowers safe plays by its estimate."""
+def heuristic_option_nb(t, p, n_opts, trap):
+    """The best of the legal actions in t.opts by the bands above, as an index (the first of
+    equal keys). Cautious compares integer keys; trap lowers safe plays by its estimate."""
     threshold = t.rules[R_THRESHOLD]
     swarm = t.st[S_SWARM]
-    best_action = t.opts[0]
+    best_i = 0
     best = _NO_KEY
     best_f = float(_NO_KEY)
     for i in range(n_opts):
@@ -88,10 +95,10 @@ def heuristic_action_nb(t, p, n_opts, trap):
             if safe:
                 key_f -= KEY_SCALE * _TRAP_WEIGHT * forced_probability_nb(t, p, t.opt_after[i])
             if key_f < best_f:
-                best_f, best_action = key_f, t.opts[i]
+                best_f, best_i = key_f, i
         elif key < best:
-            best, best_action = key, t.opts[i]
-    return best_action
+            best, best_i = key, i
+    return best_i
 
 
 @inline

@@ -93,6 +93,18 @@ def is_legal_nb(t, p, action):
 
 
 @njit
+def option_is_sound_nb(t, p, option):
+    """Checked mode: option `option` of t.opts is a legal action of seat p and its t.opt_after is
+    the swarm total that action really leaves (play uses it instead of recomputing)."""
+    action = t.opts[option]
+    if not is_legal_nb(t, p, action):
+        return False
+    if action == A_DISCARD:
+        return t.opt_after[option] == t.st[S_SWARM]
+    return t.opt_after[option] == swarm_after_nb(t, t.hands[p, action >> 1], action & 1)
+
+
+@njit
 def end_bites_nb(t):
     """Bites at which the game ends (heavy weather has its own, higher end)."""
     return t.rules[R_HEAVY_END] if t.rules[R_HEAVY] else t.rules[R_BITES_TO_END]
