@@ -17,7 +17,7 @@ from kernels.knutten.rules_nb import (
     swarm_bite_count_nb, winner_mask_nb,
 )
 from kernels.knutten.table_nb import (
-    cards_conserved_nb, deal_nb, draw_nb, drew_third_alike_nb, fill_hand_nb, has_three_alike_nb,
+    cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb,
     hand_under_pile_nb, log_nb, new_pile_nb, next_seat_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb,
     take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
@@ -145,10 +145,8 @@ def play_round_nb(t, start, checked):
     rec[O_ROUNDS] += 1
     new_pile_nb(t)
     log_nb(t, E_ROUND, rec[O_ROUNDS], start, 0, 0, 0)
-    deal_nb(t, start)
-    caller = wind_caller_nb(t, start)
-    if caller != NO_SEAT:
-        return ST_OK, wind_nb(t, caller)
+    if deal_nb(t, start):
+        return ST_OK, wind_nb(t, wind_caller_nb(t, start))
     p = start
     while True:
         if t.hand_n[p] == 0:
@@ -187,7 +185,7 @@ def play_round_nb(t, start, checked):
                     rec[O_SWARM_BITES] += count
                     bite_nb(t, p, count, B_SWARM)
                     return ST_OK, GAME_OVER if game_over_nb(t) else p
-                wind = draw_nb(t, p, E_DRAW) and drew_third_alike_nb(t, p)
+                wind = draw_nb(t, p, E_DRAW) >= 3  # only the drawn card can make three alike
         if checked and not cards_conserved_nb(t):
             return ST_CARDS, GAME_OVER
         if wind:

@@ -127,7 +127,8 @@ def swarm_to_pile_nb(t):
 
 @inline
 def draw_nb(t, p, event):
-    """Seat p takes the top card of the pile, if any. Returns False when the pile is empty."""
+    """Seat p takes the top card of the pile, if any. Returns how many cards of its design the hand
+    then holds (3: three alike), or 0 when the pile is empty."""
     st = t.st
     n = st[S_PILE_N]
     if n > 0:
@@ -141,16 +142,18 @@ def draw_nb(t, p, event):
         st[S_UNDER_HEAD] = head + 1 if head + 1 < MAX_CARDS else 0
         st[S_UNDER_N] -= 1
     else:
-        return False
+        return 0
     t.hands[p, t.hand_n[p]] = card
     t.hand_n[p] += 1
-    t.hand_designs[p, t.cards[card, C_DESIGN]] += 1
+    design = t.cards[card, C_DESIGN]
+    copies = t.hand_designs[p, design] + 1
+    t.hand_designs[p, design] = copies
     if card == st[S_JOHN_CARD]:
         t.rec[O_JOHN_DRAWS] += 1
         if t.rec[O_JOHN_DRAWN_BY] == NO_SEAT:
             t.rec[O_JOHN_DRAWN_BY] = p
     log_nb(t, event, p, card, 0, 0, 0)
-    return True
+    return copies
 
 
 @njit
@@ -169,13 +172,16 @@ def fill_hand_nb(t, p):
 
 @njit
 def deal_nb(t, first):
-    """Every seat draws up to the hand limit, one card at a time, starting with `first`."""
+    """Every seat draws up to the hand limit, one card at a time, starting with `first`.
+    Returns whether some hand now holds three alike."""
     n = t.st[S_PLAYERS]
+    most = 0
     for _ in range(t.rules[R_HAND_LIMIT]):
         p = first
         for _ in range(n):
-            draw_nb(t, p, E_DEAL)
+            most = max(most, draw_nb(t, p, E_DEAL))
             p = next_seat_nb(p, n)
+    return most >= 3
 
 
 @njit
@@ -230,13 +236,6 @@ def has_three_alike_nb(t, p):
         if t.hand_designs[p, t.cards[t.hands[p, i], C_DESIGN]] >= 3:
             return True
     return False
-
-
-@njit
-def drew_third_alike_nb(t, p):
-    """After a play and a draw only the drawn card (last in hand) can complete three alike."""
-    drawn = t.hands[p, t.hand_n[p] - 1]
-    return t.hand_designs[p, t.cards[drawn, C_DESIGN]] >= 3
 
 
 @njit
