@@ -110,13 +110,14 @@ def option_key_nb(t, p, i, swarm, threshold):
         return KEY_SCALE * (_EMERGENCY + swarm) + _FREE_PASS, False
     if kind == OC_JOHN:
         return _john_key(t, p), False
+    # Number cards and `?`s, most of every turn: the band is arithmetic, not branches (which of
+    # them applies changes from option to option and would be mispredicted).
     after = t.opt_after[i]
-    pair = _PAIR_KEPT if cls & OC_TWIN else 0
-    if kind != OC_VALUE:  # a `?` or a negative card
-        return KEY_SCALE * (_EMERGENCY + after) + pair, False
-    if after >= threshold:
-        return KEY_SCALE * (_BUST + after) + pair, False
-    return KEY_SCALE * (_SAFE + after) + pair, True
+    emergency = kind != OC_VALUE  # a `?` or a negative card
+    bust = not emergency and after >= threshold
+    band = _SAFE + (_EMERGENCY - _SAFE) * emergency + (_BUST - _SAFE) * bust
+    pair = _PAIR_KEPT * ((cls & OC_TWIN) != 0)
+    return KEY_SCALE * (band + after) + pair, not (emergency or bust)
 
 
 @njit
