@@ -110,7 +110,7 @@ class Table:
         return order
 
     def legal(self, p):
-        n = legal_actions_nb(self.t, p)
+        n = legal_actions_nb(self.t, p, True)
         return sorted(int(a) for a in self.t["opts"][:n])
 
     @property
@@ -123,7 +123,7 @@ class Table:
         slot = self.hand(p).index(card)
         action = 2 * slot + side
         assert is_legal_nb(self.t, p, action), (p, card, side)
-        n = legal_actions_nb(self.t, p)
+        n = legal_actions_nb(self.t, p, True)
         options = [int(a) for a in self.t["opts"][:n]]
         assert action in options
         after = self.t["opt_after"][options.index(action)]
@@ -275,7 +275,7 @@ def test_discarding_john_is_offered_instead_of_a_cannot_play():
     m = tb.card(DM10)
     tb.set(hands={1: [m]}, total=2, john_seat=1, bites={1: 1})
     assert tb.legal(1) == [E.A_DISCARD]
-    assert choose_action_nb(tb.t, 1, legal_actions_nb(tb.t, 1)) == E.A_DISCARD
+    assert choose_action_nb(tb.t, 1, legal_actions_nb(tb.t, 1, True)) == E.A_DISCARD
     tb.set(hands={2: [m]}, total=2, john_seat=1)
     assert tb.legal(2) == []  # John lies before another seat: seat 2 cannot play
 
@@ -579,7 +579,7 @@ def test_checked_mode_verifies_each_option_and_the_total_it_claims():
     tb = Table(3)
     m, q, six = tb.card(DM10), tb.card(DQ), tb.card(D611)
     tb.set(hands={0: [m, q, six]}, total=12)
-    n = legal_actions_nb(tb.t, 0)
+    n = legal_actions_nb(tb.t, 0, True)
     assert n == 4  # -10 (12 - 10 = 2), ?, 6 and 11
     assert all(option_is_sound_nb(tb.t, 0, i) for i in range(n))
     tb.t["opt_after"][n - 1] += 1  # a wrong total for the last option
@@ -594,21 +594,36 @@ def test_cautious_keeps_the_swarm_low_and_saves_emergency_cards():
     tb = Table(3)
     m, q, two, six = tb.card(DM10), tb.card(DQ), tb.card(D27), tb.card(D611)
     tb.set(hands={0: [m, q, six]}, total=12)
-    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0)) == 4  # 6, not -10 or ?
+    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 4  # 6, not -10 or ?
     tb.set(hands={0: [m, q, six]}, total=25)  # 6 and 11 both bite: the -10 is the lowest rescue
-    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0)) == 0
+    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 0
     tb.set(hands={0: [q, six]}, total=25)  # only the ? saves
-    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0)) == 0
+    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 0
     tb.set(hands={0: [two, six]}, total=20)
-    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0)) == 0
+    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 0
+
+
+def test_cautious_keeps_a_pair_when_another_card_leaves_the_same_total():
+    """Both 2s leave the same swarm; the pair of 2|7s is kept towards WIND and the 2|9 goes."""
+    tb = Table(3)
+    a, b, c = tb.card(D27), tb.card(D27), tb.card(D29)
+    tb.set(hands={0: [a, b, c]}, total=10)
+    n = legal_actions_nb(tb.t, 0, True)
+    classes = [int(x) for x in tb.t["opt_class"][:n]]
+    assert classes == [E.OC_VALUE | E.OC_TWIN] * 4 + [E.OC_VALUE] * 2
+    assert choose_action_nb(tb.t, 0, n) == 4  # slot 2, first value: the 2 of the 2|9
+    tb.set(hands={0: [a, b, tb.card(DM10)]}, total=10)  # the -10 is an emergency card, even at 0
+    n = legal_actions_nb(tb.t, 0, True)
+    assert int(tb.t["opt_class"][n - 1]) == E.OC_NEGATIVE
+    assert choose_action_nb(tb.t, 0, n) == 0  # a 2 of the pair: the only safe plays
 
 
 def test_cautious_plays_john_when_it_bites_an_opponent():
     tb = Table(3)
     tb.set(hands={0: [tb.card(D16), JOHN]}, total=3, bites={0: 1, 1: 0, 2: 1})
-    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0)) == 2
+    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 2
     tb.set(hands={0: [tb.card(D16), JOHN]}, total=3, bites={0: 0, 1: 1, 2: 1})
-    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0)) == 0  # John would bite itself
+    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 0  # John would bite itself
 
 
 def test_trap_estimates_only_from_unseen_cards():
@@ -638,6 +653,6 @@ def test_policies_only_choose_legal_actions(policy):
         tb.t["st"][E.S_JOHN_SEAT] = int(rng.integers(-1, 3))
         tb.t["rng"][0] = i
         p = int(rng.integers(0, 3))
-        n = legal_actions_nb(tb.t, p)
+        n = legal_actions_nb(tb.t, p, True)
         if n:
             assert is_legal_nb(tb.t, p, choose_action_nb(tb.t, p, n))

@@ -11,7 +11,9 @@ from kernels.knutten.enums import (
     O_WINNER_MASK, R_THRESHOLD, S_CARDS, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_PENDING,
     S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
 )
-from kernels.knutten.policies_nb import choose_option_nb, choose_start_nb, choose_target_nb
+from kernels.knutten.policies_nb import (
+    choose_option_nb, choose_start_nb, choose_target_nb, reads_option_classes_nb,
+)
 from kernels.knutten.rules_nb import (
     game_over_nb, john_targets_nb, legal_actions_nb, option_is_sound_nb,
     swarm_bite_count_nb, winner_mask_nb,
@@ -49,7 +51,7 @@ def nobody_can_play_nb(t):
     """No seat holds a card it may play (seats without cards are skipped, so they do not count).
     Uses t.opts as scratch."""
     for q in range(t.st[S_PLAYERS]):
-        if t.hand_n[q] > 0 and legal_actions_nb(t, q) > 0:
+        if t.hand_n[q] > 0 and legal_actions_nb(t, q, False) > 0:
             return False
     return True
 
@@ -158,7 +160,12 @@ def play_round_nb(t, start, checked):
             if caller != NO_SEAT:
                 return ST_OK, wind_nb(t, caller)
             continue
-        n_opts = legal_actions_nb(t, p)
+        # Two calls with constant flags: each inlined copy is specialised, so random players skip
+        # the option classes they never read.
+        if reads_option_classes_nb(t, p):
+            n_opts = legal_actions_nb(t, p, True)
+        else:
+            n_opts = legal_actions_nb(t, p, False)
         if n_opts == 0 and pile_size_nb(t) == 0 and nobody_can_play_nb(t):
             caller = swarm_becomes_pile_nb(t, p)
             if caller != NO_SEAT:

@@ -33,6 +33,12 @@ _NO_KEY = 1 << 40
 
 
 @njit
+def reads_option_classes_nb(t, p):
+    """Whether seat p's policy reads t.opt_class (random does not)."""
+    return t.policies[p] != P_RANDOM
+
+
+@njit
 def choose_option_nb(t, p, n_opts):
     """Index (into t.opts) of the legal action seat p's policy takes."""
     if t.policies[p] == P_RANDOM:

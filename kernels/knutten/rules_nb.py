@@ -29,9 +29,9 @@ def swarm_after_nb(t, card, side):
 
 
 @inline
-def legal_actions_nb(t, p):
+def legal_actions_nb(t, p, classify):
     """Write seat p's legal actions into t.opts (with the swarm total each would leave in
-    t.opt_after and its OC_* class in t.opt_class) and return how many there are.
+    t.opt_after and, if `classify`, its OC_* class in t.opt_class) and return how many there are.
 
     Each value of each card is one action unless it would take the swarm below 0; a `?` and John
     are always playable; the seat with John in front of it may instead pass to discard John."""
@@ -46,7 +46,7 @@ def legal_actions_nb(t, p):
     for slot in range(t.hand_n[p]):
         card = t.hands[p, slot]
         kind = t.cards[card, C_KIND]
-        twin = OC_TWIN if t.hand_designs[p, t.cards[card, C_DESIGN]] >= 2 else 0
+        twin = OC_TWIN if classify and t.hand_designs[p, t.cards[card, C_DESIGN]] >= 2 else 0
         if kind != K_VALUE:
             opts[n] = 2 * slot
             after[n] = swarm
