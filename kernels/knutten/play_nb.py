@@ -8,7 +8,7 @@ from kernels.knutten.enums import (
     K_COPY, K_JOHN, MAX_TURNS, NO_SEAT, O_CANNOT, O_JOHN_BITES, O_JOHN_DISCARDED_TURN,
     O_JOHN_DISCARDS, O_JOHN_DRAWN_BY, O_JOHN_IN_DECK, O_JOHN_PLAYED_BY, O_JOHN_PLAYED_TURN,
     O_JOHN_PLAYS, O_JOHN_TARGET, O_RESHUFFLES, O_ROUNDS, O_SWARM_BITES, O_TURNS, O_WIND,
-    O_WINNER_MASK, R_THRESHOLD, S_CARDS, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_PENDING,
+    O_WINNER_MASK, R_THRESHOLD, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_PENDING,
     S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
 )
 from kernels.knutten.policies_nb import (
@@ -202,6 +202,8 @@ def play_round_nb(t, start, checked):
 
 @njit
 def reset_game_nb(t):
+    """A fresh game on the same table: record and bites cleared, John off the table (new_table
+    found the deck's John card once)."""
     st = t.st
     for i in range(t.rec.shape[0]):
         t.rec[i] = 0
@@ -209,10 +211,6 @@ def reset_game_nb(t):
         t.bites[p] = 0
     st[S_TRACE_N] = 0
     st[S_JOHN_SEAT] = NO_SEAT
-    st[S_JOHN_CARD] = NO_SEAT
-    for c in range(st[S_CARDS]):
-        if t.cards[c, C_KIND] == K_JOHN:
-            st[S_JOHN_CARD] = c
     t.rec[O_JOHN_IN_DECK] = 1 if st[S_JOHN_CARD] != NO_SEAT else 0
     t.rec[O_JOHN_DRAWN_BY] = NO_SEAT
     t.rec[O_JOHN_PLAYED_BY] = NO_SEAT

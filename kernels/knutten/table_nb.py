@@ -61,6 +61,8 @@ def new_table(cards, designs, rules, policies, trace=False):
     t["st"][S_CARDS] = len(cards)
     t["st"][S_DESIGNS] = len(designs)
     t["st"][S_TRACE_CAP] = TRACE_CAP if trace else 0
+    johns = [c for c in range(len(cards)) if cards[c][C_KIND] == K_JOHN]
+    t["st"][S_JOHN_CARD] = johns[-1] if johns else NO_SEAT  # the deck's John (a deck holds one)
     return ws
 
 
