@@ -308,3 +308,14 @@ def test_cases_option_limits_what_is_measured(tmp_path, warm_kernels):
     result = json.loads(out.read_text())
     assert [c["name"] for c in result["cases"]] == ["knutten/cautious/kernel"]
     assert "(ray with" not in proc.stdout  # no Ray session was started
+
+
+def test_profile_kernel_names_and_attributes_samples():
+    """The profiler's pure parts: Numba's mangled names shortened, samples given to the nearest
+    function start below them, samples outside the kernel left out."""
+    from benchmarks.profile_kernel import _short, attribute
+
+    assert _short("_ZN7kernels7knutten8table_nb7draw_nbB3v33B56c8tJTIeFIjx") == "knutten.table_nb.draw_nb"
+    shares, total = attribute({"a": 1000, "b": 5000}, [1000, 1200, 4999, 5000, 5100, 10, 999_999])
+    assert total == 7
+    assert shares == {"a": 3, "b": 2}
