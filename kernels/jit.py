@@ -16,6 +16,7 @@ into AVX gathers whose set-up costs more than the loop, so it is off for everyth
 from pathlib import Path
 
 import numba
+import numpy as np
 from numba.core import caching
 
 KERNELS = Path(__file__).resolve().parent
@@ -55,3 +56,11 @@ _install_kernel_tree_locator()
 njit = numba.njit(nogil=True, error_model="numpy")
 inline = numba.njit(nogil=True, error_model="numpy", inline="always")
 kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+
+@inline
+def ix(i):
+    """`i` (known not to be negative) as an unsigned index: Numba wraps every signed index for
+    Python's negative indexing (three instructions on the address's dependency chain), but not an
+    unsigned one. For the hot loops' indices that LLVM cannot prove non-negative by itself."""
+    return np.uint64(i)

@@ -1,7 +1,7 @@
 """The Knutten driver: plays games start..start+count-1 of an arm into preallocated arrays."""
 import numpy as np
 
-from kernels.jit import inline, kernel, njit
+from kernels.jit import inline, ix, kernel, njit
 from kernels.knutten.enums import (
     A_DISCARD, B_CANNOT, B_JOHN, B_SWARM, B_WIND, C_KIND, E_BITE, E_CANNOT, E_COPY, E_DRAW, E_END,
     E_JOHN_DISCARD, E_JOHN_PLAY, E_PLAY, E_RESHUFFLE, E_ROUND, E_SKIP, E_START, E_UNDER, E_WIND,
@@ -120,7 +120,7 @@ def play_card_nb(t, p, action, after):
     """Seat p plays the card of `action`, leaving a swarm of `after` (legal_actions_nb's
     t.opt_after). Returns True when it made the swarm bite."""
     st = t.st
-    card = take_from_hand_nb(t, p, action >> 1)
+    card = take_from_hand_nb(t, p, ix(action >> 1))  # action >= 0: a card
     kind = t.cards[card, C_KIND]
     if kind == K_JOHN:
         play_john_nb(t, p)

@@ -1,10 +1,11 @@
 """Knutten rules as small pure helpers over a Table: what a card counts, what is legal, bites."""
-from kernels.jit import inline, njit
+from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    A_DISCARD, C_A, C_B, C_DESIGN, C_KIND, K_COPY, K_JOHN, K_VALUE, NO_SEAT, OC_COPY, OC_DISCARD,
+    A_DISCARD, C_A, C_B, C_KIND, K_COPY, K_JOHN, K_VALUE, NO_SEAT, OC_COPY, OC_DISCARD,
     OC_JOHN, OC_NEGATIVE, OC_TWIN, OC_VALUE, R_BITES_TO_END, R_HEAVY,
     R_HEAVY_END, R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_SWARM,
 )
+from kernels.knutten.table_nb import design_nb
 
 
 @njit
@@ -46,11 +47,11 @@ def legal_actions_nb(t, p, classify):
     for slot in range(t.hand_n[p]):
         card = t.hands[p, slot]
         kind = t.cards[card, C_KIND]
-        twin = OC_TWIN if classify and t.hand_designs[p, t.cards[card, C_DESIGN]] >= 2 else 0
+        twin = OC_TWIN if classify and t.hand_designs[p, design_nb(t, card)] >= 2 else 0
         if kind != K_VALUE:
-            opts[n] = 2 * slot
-            after[n] = swarm
-            cls[n] = (OC_COPY if kind == K_COPY else OC_JOHN) | twin
+            opts[ix(n)] = 2 * slot
+            after[ix(n)] = swarm
+            cls[ix(n)] = (OC_COPY if kind == K_COPY else OC_JOHN) | twin
             n += 1
             continue
         a = t.cards[card, C_A]
@@ -58,20 +59,20 @@ def legal_actions_nb(t, p, classify):
         value_class = (OC_NEGATIVE if a < 0 else OC_VALUE) | twin
         total = swarm + (0 if john_on and a == 5 else a) * copies
         if total >= 0:
-            opts[n] = 2 * slot
-            after[n] = total
-            cls[n] = value_class
+            opts[ix(n)] = 2 * slot
+            after[ix(n)] = total
+            cls[ix(n)] = value_class
             n += 1
         total = swarm + (0 if john_on and b == 5 else b) * copies
         if b != a and total >= 0:
-            opts[n] = 2 * slot + 1
-            after[n] = total
-            cls[n] = value_class
+            opts[ix(n)] = 2 * slot + 1
+            after[ix(n)] = total
+            cls[ix(n)] = value_class
             n += 1
     if t.st[S_JOHN_SEAT] == p:
-        opts[n] = A_DISCARD
-        after[n] = swarm
-        cls[n] = OC_DISCARD
+        opts[ix(n)] = A_DISCARD
+        after[ix(n)] = swarm
+        cls[ix(n)] = OC_DISCARD
         n += 1
     return n
 

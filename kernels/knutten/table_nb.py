@@ -12,7 +12,7 @@ pile are known and ordered: they are drawn only after the set is used up, first 
 """
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND, MAX_PLAYERS,
     NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
@@ -26,6 +26,7 @@ from kernels.rng_nb import randint_nb
 TABLE_DTYPE = np.dtype([
     ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design
     ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies
+    ("card_design", np.uint8, MAX_CARDS),     # cards[:, C_DESIGN], unsigned: see design_nb
     ("rules", np.int64, 8),
     ("policies", np.int64, MAX_PLAYERS),
     ("st", np.int64, S_N),
@@ -55,6 +56,7 @@ def new_table(cards, designs, rules, policies, trace=False):
     t = ws[0]
     t["cards"][: len(cards)] = cards
     t["designs"][: len(designs)] = designs
+    t["card_design"][: len(cards)] = [row[C_DESIGN] for row in cards]
     t["rules"][: len(rules)] = rules
     t["policies"][: len(policies)] = policies
     t["st"][S_PLAYERS] = len(policies)
@@ -64,6 +66,12 @@ def new_table(cards, designs, rules, policies, trace=False):
     johns = [c for c in range(len(cards)) if cards[c][C_KIND] == K_JOHN]
     t["st"][S_JOHN_CARD] = johns[-1] if johns else NO_SEAT  # the deck's John (a deck holds one)
     return ws
+
+
+@njit
+def design_nb(t, card):
+    """The design of `card`, unsigned: indexing by it then needs no negative-index wraparound."""
+    return t.card_design[card]
 
 
 @njit
@@ -145,9 +153,9 @@ def draw_nb(t, p, event):
         st[S_UNDER_N] -= 1
     else:
         return 0
-    t.hands[p, t.hand_n[p]] = card
+    t.hands[p, ix(t.hand_n[p])] = card
     t.hand_n[p] += 1
-    design = t.cards[card, C_DESIGN]
+    design = design_nb(t, card)
     copies = t.hand_designs[p, design] + 1
     t.hand_designs[p, design] = copies
     if card == st[S_JOHN_CARD]:
@@ -201,9 +209,9 @@ def take_from_hand_nb(t, p, slot):
     """Remove the card in `slot` of seat p's hand (the last card fills the gap) and return it."""
     card = t.hands[p, slot]
     last = t.hand_n[p] - 1
-    t.hands[p, slot] = t.hands[p, last]
+    t.hands[p, slot] = t.hands[p, ix(last)]
     t.hand_n[p] = last
-    t.hand_designs[p, t.cards[card, C_DESIGN]] -= 1
+    t.hand_designs[p, design_nb(t, card)] -= 1
     return card
 
 
@@ -212,7 +220,7 @@ def to_swarm_nb(t, card):
     st = t.st
     t.swarm[st[S_SWARM_N]] = card
     st[S_SWARM_N] += 1
-    t.swarm_designs[t.cards[card, C_DESIGN]] += 1
+    t.swarm_designs[design_nb(t, card)] += 1
 
 
 @njit
@@ -223,7 +231,7 @@ def hand_under_pile_nb(t, p):
         card = t.hands[p, i]
         t.under[(st[S_UNDER_HEAD] + st[S_UNDER_N]) % MAX_CARDS] = card
         st[S_UNDER_N] += 1
-        t.hand_designs[p, t.cards[card, C_DESIGN]] -= 1
+        t.hand_designs[p, design_nb(t, card)] -= 1
     t.hand_n[p] = 0
 
 
@@ -235,7 +243,7 @@ def pile_size_nb(t):
 @njit
 def has_three_alike_nb(t, p):
     for i in range(t.hand_n[p]):
-        if t.hand_designs[p, t.cards[t.hands[p, i], C_DESIGN]] >= 3:
+        if t.hand_designs[p, design_nb(t, t.hands[p, i])] >= 3:
             return True
     return False
 
@@ -261,7 +269,7 @@ def cards_conserved_nb(t):
         counted = np.zeros(st[S_DESIGNS], np.int64)
         for i in range(t.hand_n[p]):
             seen[t.hands[p, i]] += 1
-            counted[t.cards[t.hands[p, i], C_DESIGN]] += 1
+            counted[design_nb(t, t.hands[p, i])] += 1
         for d in range(st[S_DESIGNS]):
             if counted[d] != t.hand_designs[p, d]:
                 return False
