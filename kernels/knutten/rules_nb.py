@@ -63,12 +63,13 @@ def legal_actions_nb(t, p, classify):
             after[ix(n)] = total
             cls[ix(n)] = value_class
             n += 1
+        # The second value is written in any case and counted only if it is a legal, different
+        # value: whether a card has two values is random, a branch on it would be mispredicted.
         total = swarm + (0 if john_on and b == 5 else b) * copies
-        if b != a and total >= 0:
-            opts[ix(n)] = 2 * slot + 1
-            after[ix(n)] = total
-            cls[ix(n)] = value_class
-            n += 1
+        opts[ix(n)] = 2 * slot + 1
+        after[ix(n)] = total
+        cls[ix(n)] = value_class
+        n += (b != a) & (total >= 0)
     if t.st[S_JOHN_SEAT] == p:
         opts[ix(n)] = A_DISCARD
         after[ix(n)] = swarm
