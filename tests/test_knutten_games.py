@@ -200,7 +200,7 @@ def trace_events(arm, seed, index):
     """(events, cards, row values, bites) of one game, played in checked mode with tracing."""
     out, score, events, cards = kn._run(arm, seed, index, 1, True, trace=True)
     assert len(events) < E.TRACE_CAP, "trace truncated"
-    return [tuple(int(x) for x in ev) for ev in events], cards, out[0], [int(b) for b in score[0]]
+    return [tuple(int(x) for x in ev) for ev in events], cards, out[:, 0], [int(b) for b in score[0]]
 
 
 class RefereeError(AssertionError):
@@ -854,11 +854,11 @@ for players, policies, rules, index in json.loads(sys.argv[1]):
     # No tracing: on a numpy record the field `trace` is shadowed by the method ndarray.trace.
     ws = new_table(cards, designs, rule_array(arm, E.RULE_ORDER), policy_ids(arm), False)
     ws = ws.view(np.recarray)
-    out = np.zeros((1, E.O_N), np.int64)
+    out = np.zeros((E.O_N, 1), np.int64)
     score = np.zeros((1, players), np.int64)
     status, failed, n_events = play_games_nb(np.int64(%d), np.int64(index), np.int64(1), ws, True,
                                              out, score)
-    result.append({"status": int(status), "out": out[0].tolist(), "score": score[0].tolist()})
+    result.append({"status": int(status), "out": out[:, 0].tolist(), "score": score[0].tolist()})
 print(json.dumps(result))
 """ % SEED
 

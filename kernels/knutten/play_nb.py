@@ -239,8 +239,8 @@ def play_game_nb(t, checked):
 
 @kernel
 def play_games_nb(seed, start, count, ws, checked, out, score):
-    """Play games start..start+count-1 on the table record ws[0] into out[k, O_*] and
-    score[k, seat] (bites). A tracing table keeps the last game's events in ws[0].trace.
+    """Play games start..start+count-1 on the table record ws[0] into out[O_*, k] (one row per
+    record field, so that each becomes a column without a strided copy) and score[k, seat] (bites). A tracing table keeps the last game's events in ws[0].trace.
 
     Returns (status, index of the failed game or -1, number of trace events)."""
     t = ws[0]
@@ -250,8 +250,8 @@ def play_games_nb(seed, start, count, ws, checked, out, score):
         status = play_game_nb(t, checked)
         if status != ST_OK:
             return status, start + k, t.st[S_TRACE_N]
-        for i in range(out.shape[1]):
-            out[k, i] = t.rec[i]
+        for i in range(out.shape[0]):
+            out[i, k] = t.rec[i]
         for p in range(n):
             score[k, p] = t.bites[p]
     return ST_OK, np.int64(-1), t.st[S_TRACE_N]

@@ -167,7 +167,7 @@ def _run(arm, seed: int, start: int, count: int, checked: bool, trace: bool = Fa
 
     cards, designs = deck_arrays(arm)
     table = new_table(cards, designs, rule_array(arm, RULE_ORDER), policy_ids(arm), trace)
-    out = np.zeros((count, O_N), dtype=np.int64)
+    out = np.zeros((O_N, count), dtype=np.int64)  # one row per record field
     score = np.zeros((count, arm.players), dtype=np.int64)
     status, failed, n_events = play_games_nb(np.int64(seed), np.int64(start), np.int64(count),
                                              table, checked, out, score)
@@ -186,8 +186,8 @@ def play_batch(arm, seed: int, start: int, count: int, checked: bool = False):
     extra = {}
     for column in GAME.columns:
         code = getattr(e, "O_" + _OUT_NAMES.get(column.name, column.name).upper())
-        extra[column.name] = out[:, code].astype(_OUT_DTYPES[column.name])
-    return build_table(arm, start, out[:, e.O_WINNER_MASK], out[:, e.O_TURNS], out[:, e.O_ROUNDS],
+        extra[column.name] = out[code].astype(_OUT_DTYPES[column.name])
+    return build_table(arm, start, out[e.O_WINNER_MASK], out[e.O_TURNS], out[e.O_ROUNDS],
                        score, extra)
 
 
