@@ -12,7 +12,7 @@ Knutten runs with John Knut off, as issue 2 asks):
   G/P/pipeline_scaling         all-core games/s over one-core games/s
   G/P/pipeline_efficiency      all-core pipeline games per CPU-second (driver + every Ray process)
                                over the kernel's games per CPU-second
-  G/P/parquet_bytes_per_game   bytes of Parquet per game (zstd, as the pipeline writes it)
+  G/P/parquet_bytes_per_game   bytes of Parquet per game, as the pipeline writes it
   G/compile, G/cache_load      first call in a fresh process with NUMBA_CACHE_DIR pointing at an
                                empty directory (a real compile), then again with that cache
   ray/init, ray/workers_ready  Ray start-up, apart from every timed run
@@ -706,6 +706,8 @@ class Suite:
                 "cpu_s": cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None}
 
     def _pipeline_case(self, g: str, p: str, tag: str, workers: int, size: tuple[int, int]) -> None:
+        from pipelines.storage import PARQUET_OPTIONS
+
         games, batch = size
         study = self._study(g, p, games, batch)
         runs, calibs = self.timed(lambda: self._run(study, workers), self.s.pipeline_repeats)
@@ -722,7 +724,8 @@ class Suite:
                      "higher", detail)
             self.add(f"{g}/{p}/parquet_bytes_per_game", g, p, "storage", Series([], []), "bytes/game",
                      None, "lower", {"games": games, "batch_size": batch, "bytes": runs[0]["bytes"],
-                                     "compression": "zstd"}, value=runs[0]["bytes"] / games)
+                                     "compression": PARQUET_OPTIONS["compression"]},
+                     value=runs[0]["bytes"] / games)
         elif tag == "allcores":
             self.add(f"{g}/{p}/pipeline_allcores", g, p, "pipeline", total.scaled(1 / cores),
                      "games/s/core", "rate", "higher", detail)

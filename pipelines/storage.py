@@ -21,6 +21,14 @@ from sim.spec import StudySpec
 MANIFEST = "study.json"
 FORMAT = 1
 
+# How batch files are written. The write is a fifth of a fast kernel's time, so it is chosen for
+# speed: per-column dictionaries and statistics cost a quarter of it and buy little for small
+# integer columns (the arm name and the game index keep both); integer columns are delta
+# bit-packed, then lz4. Against zstd on plain values: Knutten 0.81x the time at 8.5 bytes/game
+# instead of 7.4, Wizard 0.68x at 231 instead of 120 (50,000-game batches, one process).
+PARQUET_OPTIONS = {"compression": "lz4", "use_dictionary": ["arm"],
+                   "write_statistics": ["arm", "game"]}
+
 
 class StudyDir:
     """A directory holding exactly one study's dataset."""
@@ -99,10 +107,9 @@ class StudyDir:
         """Write a batch under a temporary name and rename it into place; returns its bytes."""
         self.fs.create_dir(self.path(relpath.rsplit("/", 1)[0]), recursive=True)
         tmp = self.path(f"{relpath}.tmp-{uuid.uuid4().hex}")
-        # Per-column dictionaries and statistics cost a quarter of the write and buy little for
-        # small integer columns; the arm name and the game index keep both.
-        pq.write_table(table, tmp, filesystem=self.fs, compression="zstd",
-                       use_dictionary=["arm"], write_statistics=["arm", "game"])
+        pq.write_table(table, tmp, filesystem=self.fs, **PARQUET_OPTIONS,
+                       column_encoding={f.name: "DELTA_BINARY_PACKED" for f in table.schema
+                                        if pa.types.is_integer(f.type)})
         self.fs.move(tmp, self.path(relpath))
         return self.fs.get_file_info(self.path(relpath)).size
 
