@@ -618,6 +618,18 @@ def test_cautious_keeps_a_pair_when_another_card_leaves_the_same_total():
     assert choose_action_nb(tb.t, 0, n) == 0  # a 2 of the pair: the only safe plays
 
 
+def test_option_classes_mark_the_values_that_bite():
+    """At 22 the 2 of a 2|9 stays under 31 and the 9 reaches it: only the 9 is marked OC_BITES;
+    a `?` never bites (it adds nothing yet), and cautious plays the 2."""
+    tb = Table(3)
+    tb.set(hands={0: [tb.card(D29), tb.card(DQ)]}, total=22)
+    n = legal_actions_nb(tb.t, 0, True)
+    assert [int(x) for x in tb.t["opts"][:n]] == [0, 1, 2]
+    assert [int(x) for x in tb.t["opt_after"][:n]] == [24, 31, 22]
+    assert [int(x) for x in tb.t["opt_class"][:n]] == [E.OC_VALUE, E.OC_VALUE | E.OC_BITES, E.OC_COPY]
+    assert choose_action_nb(tb.t, 0, n) == 0
+
+
 def test_cautious_plays_john_when_it_bites_an_opponent():
     tb = Table(3)
     tb.set(hands={0: [tb.card(D16), JOHN]}, total=3, bites={0: 1, 1: 0, 2: 1})

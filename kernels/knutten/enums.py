@@ -18,10 +18,14 @@ RULE_ORDER = ("threshold", "hand_limit", "bites_to_end", "john_knut", "heavy_wea
 # Policies (ids are stable: they are stored with studies).
 P_RANDOM, P_CAUTIOUS, P_TRAP = 0, 1, 2
 
-# Option classes, written by legal_actions_nb beside each option: what the option plays, and
-# OC_TWIN when the hand holds another card of the same design (playing it breaks a pair).
+# Option classes, written by legal_actions_nb beside each option: what the option plays (the low
+# three bits), OC_TWIN when the hand holds another card of the same design (playing it breaks a
+# pair) and OC_BITES when a number card takes the swarm to the threshold (its player is bitten).
 OC_VALUE, OC_NEGATIVE, OC_COPY, OC_JOHN, OC_DISCARD = range(5)
+OC_KIND = 7
 OC_TWIN = 8
+OC_BITES = 16
+N_OPTION_CLASSES = 32
 
 # Actions: a >= 0 plays hand slot a >> 1 with value side a & 1; discarding John is A_DISCARD.
 A_DISCARD = -1

@@ -8,10 +8,13 @@ cautious -- keeps the swarm as low as it can; spends `?`, negative cards and Joh
 trap     -- like cautious, but among safe plays picks the swarm total at which the next seat is
             most likely to hold nothing safe (a hypergeometric estimate over unseen cards).
 """
-from kernels.jit import inline, njit
+import numpy as np
+
+from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    C_DESIGN, D_A, D_B, D_COPIES, D_KIND, K_JOHN, K_VALUE, OC_DISCARD, OC_JOHN, OC_TWIN, OC_VALUE,
-    P_RANDOM, P_TRAP, R_HEAVY, R_THRESHOLD, S_DESIGNS, S_JOHN_SEAT, S_PLAYERS, S_SWARM,
+    C_DESIGN, D_A, D_B, D_COPIES, D_KIND, K_JOHN, K_VALUE, N_OPTION_CLASSES, OC_BITES, OC_DISCARD,
+    OC_JOHN, OC_KIND, OC_TWIN, OC_VALUE, P_RANDOM, P_TRAP, R_HEAVY, R_THRESHOLD, S_DESIGNS,
+    S_JOHN_SEAT, S_PLAYERS, S_SWARM,
 )
 from kernels.knutten.rules_nb import counted_nb, john_targets_nb
 from kernels.knutten.table_nb import next_seat_nb
@@ -30,6 +33,17 @@ _FREE_PASS = -5      # discarding John beats an emergency card leaving the same 
 _HEAVY_JOHN = -10    # in heavy weather a John bite on oneself beats a bust at the threshold
 _TRAP_WEIGHT = 1000  # trap: knutten a certain forced next seat is worth
 _NO_KEY = 1 << 40
+
+
+def _class_key(cls: int) -> int:
+    """The key of a number card or `?` option of class `cls`, less KEY_SCALE * the swarm it leaves:
+    its band (safe, emergency, or bust when it bites) and the pair tie-break."""
+    kind = cls & OC_KIND
+    band = _EMERGENCY if kind != OC_VALUE else _BUST if cls & OC_BITES else _SAFE
+    return KEY_SCALE * band + (_PAIR_KEPT if cls & OC_TWIN else 0)
+
+
+_CLASS_KEYS = np.array([_class_key(c) for c in range(N_OPTION_CLASSES)], np.int64)
 
 
 @njit
@@ -89,13 +103,12 @@ def choose_start_nb(t, chooser):
 def heuristic_option_nb(t, p, n_opts, trap):
     """The best of the legal actions in t.opts by the bands above, as an index (the first of
     equal keys). Cautious compares integer keys; trap lowers safe plays by its estimate."""
-    threshold = t.rules[R_THRESHOLD]
     swarm = t.st[S_SWARM]
     best_i = 0
     best = _NO_KEY
     best_f = float(_NO_KEY)
     for i in range(n_opts):
-        key, safe = option_key_nb(t, p, i, swarm, threshold)
+        key, safe = option_key_nb(t, p, i, swarm)
         if trap:
             key_f = float(key)
             if safe:
@@ -108,22 +121,17 @@ def heuristic_option_nb(t, p, n_opts, trap):
 
 
 @inline
-def option_key_nb(t, p, i, swarm, threshold):
+def option_key_nb(t, p, i, swarm):
     """(key, is a safe play) of option i of t.opts; keys in 1/KEY_SCALE knut, lower is better."""
     cls = t.opt_class[i]
-    kind = cls & ~OC_TWIN
-    if kind == OC_DISCARD:
-        return KEY_SCALE * (_EMERGENCY + swarm) + _FREE_PASS, False
-    if kind == OC_JOHN:
+    kind = cls & OC_KIND
+    if kind >= OC_JOHN:  # John or a John discard: rare
+        if kind == OC_DISCARD:
+            return KEY_SCALE * (_EMERGENCY + swarm) + _FREE_PASS, False
         return _john_key(t, p), False
-    # Number cards and `?`s, most of every turn: the band is arithmetic, not branches (which of
-    # them applies changes from option to option and would be mispredicted).
-    after = t.opt_after[i]
-    emergency = kind != OC_VALUE  # a `?` or a negative card
-    bust = not emergency and after >= threshold
-    band = _SAFE + (_EMERGENCY - _SAFE) * emergency + (_BUST - _SAFE) * bust
-    pair = _PAIR_KEPT * ((cls & OC_TWIN) != 0)
-    return KEY_SCALE * (band + after) + pair, not (emergency or bust)
+    # Number cards and `?`s, most of every turn: one table look-up, no branches (which band
+    # applies changes from option to option and would be mispredicted).
+    return KEY_SCALE * t.opt_after[i] + _CLASS_KEYS[ix(cls)], (cls & ~OC_TWIN) == OC_VALUE
 
 
 @njit

@@ -2,7 +2,7 @@
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     A_DISCARD, C_A, C_B, C_KIND, K_COPY, K_JOHN, K_VALUE, NO_SEAT, OC_COPY, OC_DISCARD,
-    OC_JOHN, OC_NEGATIVE, OC_TWIN, OC_VALUE, R_BITES_TO_END, R_HEAVY,
+    OC_BITES, OC_JOHN, OC_NEGATIVE, OC_TWIN, OC_VALUE, R_BITES_TO_END, R_HEAVY,
     R_HEAVY_END, R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_SWARM,
 )
 from kernels.knutten.table_nb import design_nb
@@ -38,6 +38,7 @@ def legal_actions_nb(t, p, classify):
     are always playable; the seat with John in front of it may instead pass to discard John."""
     # The table's scalars are read once: every store to opts could alias them otherwise.
     swarm = t.st[S_SWARM]
+    threshold = t.rules[R_THRESHOLD]
     copies = 1 + t.st[S_PENDING]
     john_on = t.st[S_JOHN_SEAT] != NO_SEAT
     opts = t.opts
@@ -61,14 +62,14 @@ def legal_actions_nb(t, p, classify):
         if total >= 0:
             opts[ix(n)] = 2 * slot
             after[ix(n)] = total
-            cls[ix(n)] = value_class
+            cls[ix(n)] = value_class | (OC_BITES if total >= threshold else 0)
             n += 1
         # The second value is written in any case and counted only if it is a legal, different
         # value: whether a card has two values is random, a branch on it would be mispredicted.
         total = swarm + (0 if john_on and b == 5 else b) * copies
         opts[ix(n)] = 2 * slot + 1
         after[ix(n)] = total
-        cls[ix(n)] = value_class
+        cls[ix(n)] = value_class | (OC_BITES if total >= threshold else 0)
         n += (b != a) & (total >= 0)
     if t.st[S_JOHN_SEAT] == p:
         opts[ix(n)] = A_DISCARD
