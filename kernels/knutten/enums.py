@@ -33,7 +33,7 @@ NO_SEAT = -1
 
 # Scalars of the table, in `st`.
 (S_SWARM, S_PENDING, S_PILE_N, S_UNDER_HEAD, S_UNDER_N, S_SWARM_N, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT,
- S_TRACE_N, S_TRACE_CAP, S_PLAYERS, S_CARDS, S_DESIGNS, S_N) = range(15)
+ S_TRACE_N, S_PLAYERS, S_CARDS, S_DESIGNS, S_N) = range(14)
 
 # Capacities of the table record (the deck and rule bounds in sim/games/knutten.py respect them).
 MAX_PLAYERS = 8

@@ -17,42 +17,50 @@ from kernels.knutten.enums import (
     C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND, MAX_PLAYERS,
     NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
     S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM, S_UNDER_HEAD, S_UNDER_N,
-    S_SWARM_N, S_TRACE_CAP, S_TRACE_N, TRACE_CAP, TRACE_WIDTH,
+    S_SWARM_N, S_TRACE_N, TRACE_CAP, TRACE_WIDTH,
 )
 from kernels.rng_nb import randint_nb
 
-# Card ids are stored unsigned: loads then index other arrays without Numba's negative-index
-# wraparound code (about 10% of a game, measured with both dtypes in one process).
-TABLE_DTYPE = np.dtype([
-    ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design
-    ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies
-    ("card_design", np.uint8, MAX_CARDS),     # cards[:, C_DESIGN], unsigned: see design_nb
-    ("rules", np.int64, 8),
-    ("policies", np.int64, MAX_PLAYERS),
-    ("st", np.int64, S_N),
-    ("hands", np.uint16, (MAX_PLAYERS, MAX_HAND)),
-    ("hand_n", np.int64, MAX_PLAYERS),
-    ("hand_designs", np.int64, (MAX_PLAYERS, MAX_DESIGNS)),  # copies of each design in hand
-    ("bites", np.int64, MAX_PLAYERS),
-    ("pile", np.uint16, MAX_CARDS),
-    ("under", np.uint16, MAX_CARDS),
-    ("swarm", np.uint16, MAX_CARDS),
-    ("discard", np.uint16, MAX_CARDS),
-    ("swarm_designs", np.int64, MAX_DESIGNS),
-    ("opts", np.int64, 2 * MAX_HAND + 1),
-    ("opt_after", np.int64, 2 * MAX_HAND + 1),  # the swarm total each option would leave
-    ("opt_class", np.int64, 2 * MAX_HAND + 1),  # OC_* of each option
-    ("cand", np.int64, MAX_PLAYERS),
-    ("rng", np.uint64, 1),
-    ("rec", np.int64, O_N),
-    ("events", np.int32, (TRACE_CAP, TRACE_WIDTH)),
-], align=True)
+def _table_dtype(event_rows):
+    """The table record with room for `event_rows` trace events. Card ids are stored unsigned:
+    loads then index other arrays without Numba's negative-index wraparound code (about 10% of a
+    game, measured with both dtypes in one process)."""
+    return np.dtype([
+        ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design
+        ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies
+        ("card_design", np.uint8, MAX_CARDS),     # cards[:, C_DESIGN], unsigned: see design_nb
+        ("rules", np.int64, 8),
+        ("policies", np.int64, MAX_PLAYERS),
+        ("st", np.int64, S_N),
+        ("hands", np.uint16, (MAX_PLAYERS, MAX_HAND)),
+        ("hand_n", np.int64, MAX_PLAYERS),
+        ("hand_designs", np.int64, (MAX_PLAYERS, MAX_DESIGNS)),  # copies of each design in hand
+        ("bites", np.int64, MAX_PLAYERS),
+        ("pile", np.uint16, MAX_CARDS),
+        ("under", np.uint16, MAX_CARDS),
+        ("swarm", np.uint16, MAX_CARDS),
+        ("discard", np.uint16, MAX_CARDS),
+        ("swarm_designs", np.int64, MAX_DESIGNS),
+        ("opts", np.int64, 2 * MAX_HAND + 1),
+        ("opt_after", np.int64, 2 * MAX_HAND + 1),  # the swarm total each option would leave
+        ("opt_class", np.int64, 2 * MAX_HAND + 1),  # OC_* of each option
+        ("cand", np.int64, MAX_PLAYERS),
+        ("rng", np.uint64, 1),
+        ("rec", np.int64, O_N),
+        ("events", np.int32, (event_rows, TRACE_WIDTH)),
+    ], align=True)
+
+
+# A batch table has one row of events, fixed in its type: log_nb then compiles to nothing (Numba
+# compiles the kernels once for each of the two types).
+TABLE_DTYPE = _table_dtype(1)
+TRACE_TABLE_DTYPE = _table_dtype(TRACE_CAP)
 
 
 def new_table(cards, designs, rules, policies, trace=False):
     """A table record (as a 1-element record array, so that fields read as attributes with
     NUMBA_DISABLE_JIT=1 too) holding the deck, rules and seat policies."""
-    ws = np.zeros(1, TABLE_DTYPE).view(np.recarray)
+    ws = np.zeros(1, TRACE_TABLE_DTYPE if trace else TABLE_DTYPE).view(np.recarray)
     t = ws[0]
     t["cards"][: len(cards)] = cards
     t["designs"][: len(designs)] = designs
@@ -62,7 +70,6 @@ def new_table(cards, designs, rules, policies, trace=False):
     t["st"][S_PLAYERS] = len(policies)
     t["st"][S_CARDS] = len(cards)
     t["st"][S_DESIGNS] = len(designs)
-    t["st"][S_TRACE_CAP] = TRACE_CAP if trace else 0
     johns = [c for c in range(len(cards)) if cards[c][C_KIND] == K_JOHN]
     t["st"][S_JOHN_CARD] = johns[-1] if johns else NO_SEAT  # the deck's John (a deck holds one)
     return ws
@@ -76,10 +83,12 @@ def design_nb(t, card):
 
 @njit
 def log_nb(t, code, a, b, c, d, e):
-    """Append a trace event when tracing (a game rendered for people); else do nothing."""
+    """Append a trace event when the table keeps events (a game rendered for people)."""
+    tr = t.events
+    if tr.shape[0] == 1:  # a batch table: known when compiling
+        return
     n = t.st[S_TRACE_N]
-    if n < t.st[S_TRACE_CAP]:
-        tr = t.events
+    if n < tr.shape[0]:
         tr[n, 0] = code
         tr[n, 1] = a
         tr[n, 2] = b
