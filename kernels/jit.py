@@ -58,7 +58,7 @@ inline = numba.njit(nogil=True, error_model="numpy", inline="always")
 kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 
-@inline
+@njit
 def ix(i):
     """`i` (known not to be negative) as an unsigned index: Numba wraps every signed index for
     Python's negative indexing (three instructions on the address's dependency chain), but not an
