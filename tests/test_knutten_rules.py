@@ -17,6 +17,7 @@ from kernels.knutten.play_nb import (
 )
 from kernels.knutten.policies_nb import (
     choose_action_nb, choose_start_nb, choose_target_nb, forced_probability_nb,
+    heuristic_option_nb,
 )
 from kernels.knutten.rules_nb import (
     counted_nb, end_bites_nb, game_over_nb, is_legal_nb, john_targets_nb, legal_actions_nb,
@@ -636,6 +637,27 @@ def test_cautious_plays_john_when_it_bites_an_opponent():
     assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 2
     tb.set(hands={0: [tb.card(D16), JOHN]}, total=3, bites={0: 0, 1: 1, 2: 1})
     assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 0  # John would bite itself
+
+
+def test_legal_actions_ranks_the_cautious_choice_and_leaves_john_to_the_policy():
+    """Listing a hand's options also ranks them by the cautious keys: the ranked option is the one
+    the full evaluation picks (first of equal keys included); with John in hand (or a John discard
+    possible) nothing is ranked, and the policy evaluates every option itself."""
+    tb = Table(3)
+    a, b, c = tb.card(D27), tb.card(D27), tb.card(D29)
+    for total in (0, 10, 25, 29):
+        tb.set(hands={0: [a, b, c]}, total=total)
+        n = legal_actions_nb(tb.t, 0, True)
+        assert int(tb.t["st"][E.S_RANKED]) == heuristic_option_nb(tb.t, 0, n, False), total
+    # At 29 every card bites: the lowest swarm, and of the 2s the one that breaks no pair (2|9).
+    assert int(tb.t["st"][E.S_RANKED]) == 4
+    tb.set(hands={0: [tb.card(D16), JOHN]}, total=3, bites={0: 1, 1: 0, 2: 1})
+    legal_actions_nb(tb.t, 0, True)
+    assert int(tb.t["st"][E.S_RANKED]) == E.NO_OPTION
+    assert choose_action_nb(tb.t, 0, legal_actions_nb(tb.t, 0, True)) == 2  # John, by the policy
+    tb.set(hands={0: [tb.card(D16)]}, total=3, john_seat=0)
+    n = legal_actions_nb(tb.t, 0, True)
+    assert int(tb.t["opts"][n - 1]) == E.A_DISCARD and int(tb.t["st"][E.S_RANKED]) == E.NO_OPTION
 
 
 def test_trap_estimates_only_from_unseen_cards():

@@ -27,13 +27,17 @@ OC_TWIN = 8
 OC_BITES = 16
 N_OPTION_CLASSES = 32
 
+# The heuristic players' option keys are integers in 1/KEY_SCALE knut (policies_nb).
+KEY_SCALE = 20
+
 # Actions: a >= 0 plays hand slot a >> 1 with value side a & 1; discarding John is A_DISCARD.
 A_DISCARD = -1
 NO_SEAT = -1
+NO_OPTION = -1
 
 # Scalars of the table, in `st`.
 (S_SWARM, S_PENDING, S_PILE_N, S_UNDER_HEAD, S_UNDER_N, S_SWARM_N, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT,
- S_TRACE_N, S_PLAYERS, S_CARDS, S_DESIGNS, S_N) = range(14)
+ S_TRACE_N, S_PLAYERS, S_CARDS, S_DESIGNS, S_RANKED, S_N) = range(15)
 
 # Capacities of the table record (the deck and rule bounds in sim/games/knutten.py respect them).
 MAX_PLAYERS = 8

@@ -12,7 +12,8 @@ from kernels.knutten.enums import (
     S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
 )
 from kernels.knutten.policies_nb import (
-    choose_option_nb, choose_start_nb, choose_target_nb, reads_option_classes_nb,
+    choice_is_sound_nb, choose_option_nb, choose_start_nb, choose_target_nb,
+    reads_option_classes_nb,
 )
 from kernels.knutten.rules_nb import (
     game_over_nb, john_targets_nb, legal_actions_nb, option_is_sound_nb,
@@ -181,7 +182,8 @@ def play_round_nb(t, start, checked):
         else:
             option = choose_option_nb(t, p, n_opts)
             action = t.opts[option]
-            if checked and not option_is_sound_nb(t, p, option):
+            if checked and not (option_is_sound_nb(t, p, option)
+                                and choice_is_sound_nb(t, p, n_opts, option)):
                 return ST_ILLEGAL, GAME_OVER
             if action == A_DISCARD:
                 discard_john_nb(t, p)
@@ -240,7 +242,8 @@ def play_game_nb(t, checked):
 @kernel
 def play_games_nb(seed, start, count, ws, checked, out, score):
     """Play games start..start+count-1 on the table record ws[0] into out[O_*, k] (one row per
-    record field, so that each becomes a column without a strided copy) and score[k, seat] (bites). A tracing table keeps the last game's events in ws[0].trace.
+    record field, so that each becomes a column without a strided copy) and score[k, seat]
+    (bites). A tracing table keeps the last game's events in ws[0].events.
 
     Returns (status, index of the failed game or -1, number of trace events)."""
     t = ws[0]

@@ -12,9 +12,9 @@ import numpy as np
 
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    C_DESIGN, D_A, D_B, D_COPIES, D_KIND, K_JOHN, K_VALUE, N_OPTION_CLASSES, OC_BITES, OC_DISCARD,
-    OC_JOHN, OC_KIND, OC_TWIN, OC_VALUE, P_RANDOM, P_TRAP, R_HEAVY, R_THRESHOLD, S_DESIGNS,
-    S_JOHN_SEAT, S_PLAYERS, S_SWARM,
+    C_DESIGN, D_A, D_B, D_COPIES, D_KIND, K_JOHN, K_VALUE, KEY_SCALE, N_OPTION_CLASSES, NO_OPTION,
+    OC_BITES, OC_DISCARD, OC_JOHN, OC_KIND, OC_TWIN, OC_VALUE, P_CAUTIOUS, P_RANDOM, P_TRAP,
+    R_HEAVY, R_THRESHOLD, S_DESIGNS, S_JOHN_SEAT, S_PLAYERS, S_RANKED, S_SWARM,
 )
 from kernels.knutten.rules_nb import counted_nb, john_targets_nb
 from kernels.knutten.table_nb import next_seat_nb
@@ -27,7 +27,6 @@ _SAFE = 10_000
 _EMERGENCY = 20_000
 _BUST = 30_000
 _JOHN_ON_SELF = 40_000
-KEY_SCALE = 20
 _PAIR_KEPT = 1       # 1/20 knut: prefer the card that does not break a pair
 _FREE_PASS = -5      # discarding John beats an emergency card leaving the same swarm
 _HEAVY_JOHN = -10    # in heavy weather a John bite on oneself beats a bust at the threshold
@@ -43,7 +42,9 @@ def _class_key(cls: int) -> int:
     return KEY_SCALE * band + (_PAIR_KEPT if cls & OC_TWIN else 0)
 
 
-_CLASS_KEYS = np.array([_class_key(c) for c in range(N_OPTION_CLASSES)], np.int64)
+# Copied into every table (t.class_rank), where legal_actions_nb ranks the options as it lists
+# them: a cautious player's choice is then known without a second pass (choose_option_nb).
+CLASS_KEYS = np.array([_class_key(c) for c in range(N_OPTION_CLASSES)], np.int64)
 
 
 @njit
@@ -57,7 +58,18 @@ def choose_option_nb(t, p, n_opts):
     """Index (into t.opts) of the legal action seat p's policy takes."""
     if t.policies[p] == P_RANDOM:
         return randint_nb(t.rng, n_opts)
+    if t.policies[p] == P_CAUTIOUS and t.st[S_RANKED] != NO_OPTION:
+        return t.st[S_RANKED]  # legal_actions_nb's ranking is the cautious key
     return heuristic_option_nb(t, p, n_opts, t.policies[p] == P_TRAP)
+
+
+@njit
+def choice_is_sound_nb(t, p, n_opts, option):
+    """Checked mode: the option seat p took is the one its policy's full evaluation of every
+    option gives (for cautious, legal_actions_nb's ranking is checked against it)."""
+    if t.policies[p] != P_CAUTIOUS:
+        return True
+    return option == heuristic_option_nb(t, p, n_opts, False)
 
 
 @njit
@@ -131,7 +143,7 @@ def option_key_nb(t, p, i, swarm):
         return _john_key(t, p), False
     # Number cards and `?`s, most of every turn: one table look-up, no branches (which band
     # applies changes from option to option and would be mispredicted).
-    return KEY_SCALE * t.opt_after[i] + _CLASS_KEYS[ix(cls)], (cls & ~OC_TWIN) == OC_VALUE
+    return KEY_SCALE * t.opt_after[i] + t.class_rank[ix(cls)], (cls & ~OC_TWIN) == OC_VALUE
 
 
 @njit

@@ -1,9 +1,9 @@
 """Knutten rules as small pure helpers over a Table: what a card counts, what is legal, bites."""
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    A_DISCARD, C_A, C_B, C_KIND, K_COPY, K_JOHN, K_VALUE, NO_SEAT, OC_COPY, OC_DISCARD,
-    OC_BITES, OC_JOHN, OC_NEGATIVE, OC_TWIN, OC_VALUE, R_BITES_TO_END, R_HEAVY,
-    R_HEAVY_END, R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_SWARM,
+    A_DISCARD, C_A, C_B, C_KIND, K_COPY, K_JOHN, K_VALUE, KEY_SCALE, NO_OPTION, NO_SEAT, OC_BITES,
+    OC_COPY, OC_DISCARD, OC_JOHN, OC_NEGATIVE, OC_TWIN, OC_VALUE, R_BITES_TO_END, R_HEAVY,
+    R_HEAVY_END, R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_RANKED, S_SWARM,
 )
 from kernels.knutten.table_nb import design_nb
 
@@ -35,7 +35,12 @@ def legal_actions_nb(t, p, classify):
     t.opt_after and, if `classify`, its OC_* class in t.opt_class) and return how many there are.
 
     Each value of each card is one action unless it would take the swarm below 0; a `?` and John
-    are always playable; the seat with John in front of it may instead pass to discard John."""
+    are always playable; the seat with John in front of it may instead pass to discard John.
+
+    If `classify`, the options are also ranked as they are listed, by KEY_SCALE * the swarm they
+    leave + t.class_rank[class] (the heuristic players' keys, policies_nb.CLASS_KEYS): the first
+    of lowest rank goes to t.st[S_RANKED], or NO_OPTION when some option's worth depends on more
+    than that (John, a John discard). A cautious player then needs no second pass."""
     # The table's scalars are read once: every store to opts could alias them otherwise.
     swarm = t.st[S_SWARM]
     threshold = t.rules[R_THRESHOLD]
@@ -44,15 +49,25 @@ def legal_actions_nb(t, p, classify):
     opts = t.opts
     after = t.opt_after
     cls = t.opt_class
+    rank = t.class_rank
     n = 0
+    best = 1 << 62
+    ranked = NO_OPTION
     for slot in range(t.hand_n[p]):
         card = t.hands[p, slot]
         kind = t.cards[card, C_KIND]
         twin = OC_TWIN if classify and t.hand_designs[p, design_nb(t, card)] >= 2 else 0
         if kind != K_VALUE:
+            c = (OC_COPY if kind == K_COPY else OC_JOHN) | twin
             opts[ix(n)] = 2 * slot
             after[ix(n)] = swarm
-            cls[ix(n)] = (OC_COPY if kind == K_COPY else OC_JOHN) | twin
+            cls[ix(n)] = c
+            if classify:
+                key = KEY_SCALE * swarm + rank[ix(c)]
+                if kind == K_JOHN:
+                    best = -1  # unranked: nothing may take its place
+                elif key < best:
+                    best, ranked = key, n
             n += 1
             continue
         a = t.cards[card, C_A]
@@ -60,22 +75,36 @@ def legal_actions_nb(t, p, classify):
         value_class = (OC_NEGATIVE if a < 0 else OC_VALUE) | twin
         total = swarm + (0 if john_on and a == 5 else a) * copies
         if total >= 0:
+            c = value_class | (OC_BITES if total >= threshold else 0)
             opts[ix(n)] = 2 * slot
             after[ix(n)] = total
-            cls[ix(n)] = value_class | (OC_BITES if total >= threshold else 0)
+            cls[ix(n)] = c
+            if classify:
+                key = KEY_SCALE * total + rank[ix(c)]
+                if key < best:
+                    best, ranked = key, n
             n += 1
         # The second value is written in any case and counted only if it is a legal, different
         # value: whether a card has two values is random, a branch on it would be mispredicted.
         total = swarm + (0 if john_on and b == 5 else b) * copies
+        c = value_class | (OC_BITES if total >= threshold else 0)
         opts[ix(n)] = 2 * slot + 1
         after[ix(n)] = total
-        cls[ix(n)] = value_class | (OC_BITES if total >= threshold else 0)
-        n += (b != a) & (total >= 0)
+        cls[ix(n)] = c
+        legal = (b != a) & (total >= 0)
+        if classify:
+            key = KEY_SCALE * total + rank[ix(c)]
+            if legal and key < best:
+                best, ranked = key, n
+        n += legal
     if t.st[S_JOHN_SEAT] == p:
         opts[ix(n)] = A_DISCARD
         after[ix(n)] = swarm
         cls[ix(n)] = OC_DISCARD
         n += 1
+        best = -1
+    if classify:
+        t.st[S_RANKED] = ranked if best >= 0 else NO_OPTION
     return n
 
 

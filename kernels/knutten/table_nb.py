@@ -15,9 +15,9 @@ import numpy as np
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND, MAX_PLAYERS,
-    NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
-    S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM, S_UNDER_HEAD, S_UNDER_N,
-    S_SWARM_N, S_TRACE_N, TRACE_CAP, TRACE_WIDTH,
+    N_OPTION_CLASSES, NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS,
+    S_DESIGNS, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM,
+    S_SWARM_N, S_TRACE_N, S_UNDER_HEAD, S_UNDER_N, TRACE_CAP, TRACE_WIDTH,
 )
 from kernels.rng_nb import randint_nb
 
@@ -44,6 +44,7 @@ def _table_dtype(event_rows):
         ("opts", np.int64, 2 * MAX_HAND + 1),
         ("opt_after", np.int64, 2 * MAX_HAND + 1),  # the swarm total each option would leave
         ("opt_class", np.int64, 2 * MAX_HAND + 1),  # OC_* of each option
+        ("class_rank", np.int64, N_OPTION_CLASSES),  # policies_nb.CLASS_KEYS: see legal_actions_nb
         ("cand", np.int64, MAX_PLAYERS),
         ("rng", np.uint64, 1),
         ("rec", np.int64, O_N),
@@ -66,6 +67,9 @@ def new_table(cards, designs, rules, policies, trace=False):
     t["designs"][: len(designs)] = designs
     t["card_design"][: len(cards)] = [row[C_DESIGN] for row in cards]
     t["rules"][: len(rules)] = rules
+    from kernels.knutten.policies_nb import CLASS_KEYS  # here: policies_nb imports this module
+
+    t["class_rank"][:] = CLASS_KEYS
     t["policies"][: len(policies)] = policies
     t["st"][S_PLAYERS] = len(policies)
     t["st"][S_CARDS] = len(cards)
