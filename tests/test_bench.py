@@ -319,3 +319,16 @@ def test_profile_kernel_names_and_attributes_samples():
     shares, total = attribute({"a": 1000, "b": 5000}, [1000, 1200, 4999, 5000, 5100, 10, 999_999])
     assert total == 7
     assert shares == {"a": 3, "b": 2}
+
+
+def test_ab_kernel_rewrites_imports_and_takes_the_median_of_pair_ratios(tmp_path):
+    """The A/B tool's pure parts: a snapshot's imports point at its own package (and nothing
+    that merely ends in `kernels` is touched); the figure is the median over pairs of ref/new time
+    (a pair where the machine stalled moves it less than it would move a ratio of totals)."""
+    from benchmarks.ab_kernel import REF_PACKAGE, median_ratio, rewrite_imports
+
+    text = "from kernels.jit import njit\nimport kernels.rng_nb\nmykernels.x = 1\n"
+    assert rewrite_imports(text) == (f"from {REF_PACKAGE}.jit import njit\n"
+                                     f"import {REF_PACKAGE}.rng_nb\nmykernels.x = 1\n")
+    assert median_ratio([1.0, 1.0, 1.0], [1.2, 1.1, 9.0]) == pytest.approx(1.2)
+    assert median_ratio([2.0, 1.0, 1.0], [1.0, 1.0, 1.0]) == pytest.approx(1.0)
