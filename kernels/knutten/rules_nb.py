@@ -190,10 +190,3 @@ def john_targets_nb(t):
             cand[n] = p
             n += 1
     return n, bites
-
-
-@njit
-def is_special_nb(t, card):
-    """Cards a careful player keeps for emergencies: `?`, John and negative values."""
-    kind = t.cards[card, C_KIND]
-    return kind == K_COPY or kind == K_JOHN or t.cards[card, C_A] < 0
