@@ -67,6 +67,8 @@ BENCH_RULES = {"knutten": {"john_knut": False}}
 SPECIAL = ("knutten", "random")  # the game and policy of the issue's fixed figures
 SCALING_TARGET = 1.7  # long study on all cores over the one-core pipeline, on a 2-core machine
 PIPE2_TARGET = 1.6  # pipeline on 2 cores over the one-core kernel rate
+PAIRED_RUNS = 5  # pipeline runs in pipeline_2cores_over_kernel, each between two kernel timings
+PAIRED_MIN_BATCHES = 40  # ... of at least this many full batches (2,000,000 games)
 RSS_GROWTH_TARGET = 1.10  # driver peak RSS over a 4x longer study: flat within 10 %
 
 
@@ -668,9 +670,13 @@ class Suite:
 
     def _paired_pipeline_over_kernel(self, g: str, p: str, run: dict) -> dict:
         """The pipeline on 2 cores over the kernel timed just before and just after it, for each
-        of `pipeline_repeats` runs (Ray with 2 CPUs is up): the median of these paired ratios.
+        of PAIRED_RUNS runs (Ray with 2 CPUs is up): the median of these paired ratios.
         The kernel case itself was timed minutes earlier, and this machine's speed moves by up to
-        2x in minutes, so only a pairing compares the two in the same state."""
+        2x in minutes, so only a pairing compares the two in the same state. The study has at
+        least PAIRED_MIN_BATCHES full batches, whatever speed the kernel case happened to see,
+        so that start-up and the last batch's tail stay small against it."""
+        from sim.spec import DEFAULT_BATCH_SIZE
+
         fn, _ = kernel_call(g)
         arm = bench_arm(g, p)
         count = max(8, int(self.kernel_rate(g, p).value * self.s.kernel_seconds))
@@ -680,10 +686,15 @@ class Suite:
             fn(arm, count)
             return count / max(time.thread_time() - c0, 1e-9)
 
-        study = self._study(g, p, run["games"], run["batch_size"])
+        games, batch = run["games"], run["batch_size"]
+        runs = self.s.pipeline_repeats
+        if not self.s.quick:
+            games, batch = max(games, PAIRED_MIN_BATCHES * DEFAULT_BATCH_SIZE), DEFAULT_BATCH_SIZE
+            runs = max(runs, PAIRED_RUNS)
+        study = self._study(g, p, games, batch)
         before = kernel_now()
         ratios, kernels, pipelines = [], [], []
-        for _ in range(self.s.pipeline_repeats):
+        for _ in range(runs):
             pipeline = self._run(study, 2)["rate"]
             after = kernel_now()
             kernels.append((before + after) / 2)
@@ -692,7 +703,8 @@ class Suite:
             before = after
         return {"paired_ratio": _median(ratios), "paired_ratios": [round(r, 3) for r in ratios],
                 "paired_kernel_games_per_s": [round(k) for k in kernels],
-                "paired_pipeline_games_per_s": [round(x) for x in pipelines]}
+                "paired_pipeline_games_per_s": [round(x) for x in pipelines],
+                "paired_games": games, "paired_batch_size": batch}
 
     def _size(self, g: str, p: str) -> tuple[int, int]:
         """(games, batch_size) for a pipeline study: `pipeline_seconds` of kernel time per core."""
