@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -319,6 +320,21 @@ def test_profile_kernel_names_and_attributes_samples():
     shares, total = attribute({"a": 1000, "b": 5000}, [1000, 1200, 4999, 5000, 5100, 10, 999_999])
     assert total == 7
     assert shares == {"a": 3, "b": 2}
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="needs objdump (binutils)")
+def test_profile_kernel_annotates_instructions_with_their_samples():
+    """`--annotate`: the copied machine code is disassembled and each sample lands on the
+    instruction whose bytes hold it; samples outside the function are left out."""
+    from benchmarks.profile_kernel import annotate
+
+    code = bytes.fromhex("b801000000" "4801c0" "c3")  # mov eax,1 / add rax,rax / ret
+    text = annotate("f", 0x1000, code, [0x1005, 0x1006, 0x1008, 0x1008, 0x2000])
+    assert "f: 4 samples, 3 instructions" in text
+    ret = next(line for line in text.splitlines() if line.endswith("ret"))
+    add = next(line for line in text.splitlines() if "add" in line and "rax,rax" in line)
+    assert "50.0 %" in ret and "0x1008" in ret
+    assert "50.0 %" in add and "0x1005" in add
 
 
 def test_ab_kernel_rewrites_imports_and_takes_the_median_of_pair_ratios(tmp_path):
