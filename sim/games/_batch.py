@@ -37,7 +37,7 @@ def arrow_type(dtype: str) -> pa.DataType:
 @lru_cache(maxsize=None)
 def table_schema(game: str) -> pa.Schema:
     """The common columns then the game's own. No column is ever null (absent values are -1), and
-    saying so lets Parquet skip the definition levels: a tenth of the write."""
+    saying so lets Parquet skip the definition levels: a sixth of the write."""
     columns = COMMON_COLUMNS + get_game(game).columns
     return pa.schema([pa.field(c.name, arrow_type(c.dtype), nullable=False) for c in columns])
 
