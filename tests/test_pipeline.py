@@ -49,6 +49,27 @@ def test_run_batch_is_a_plain_function_with_provenance():
     assert json.loads(meta[b"kaartlab.study"])["seed"] == 11
 
 
+def test_batch_files_are_written_as_storage_says(tmp_path):
+    """Every column required (no definition levels), integer list items and wide integers
+    delta-packed, narrow ones plain, lz4 everywhere, statistics only for `game`."""
+    import pyarrow.parquet as pq
+
+    run_study(study(games=500, batch_size=500), tmp_path / "s", workers=0, progress=False)
+    meta = pq.ParquetFile(tmp_path / "s" / "mixed" / "batch-000000.parquet").metadata
+    assert meta.schema.to_arrow_schema().field("score").nullable is False
+    columns = {meta.row_group(0).column(i).path_in_schema: meta.row_group(0).column(i)
+               for i in range(meta.num_columns)}
+    assert all(c.compression == "LZ4" for c in columns.values())
+    for path in ("game", "turns", "winner_mask", "score.list.element"):
+        assert "DELTA_BINARY_PACKED" in columns[path].encodings, path
+    for path in ("players", "swarm_bites", "john_target"):
+        assert "PLAIN" in columns[path].encodings and "DELTA_BINARY_PACKED" not in columns[path].encodings
+    assert [p for p, c in columns.items() if c.is_stats_set] == ["game"]
+    for i in range(len(meta.schema)):  # levels only for list structure (1 for `score`), not nulls
+        column = meta.schema.column(i)
+        assert column.max_definition_level == column.max_repetition_level, column.path
+
+
 def test_same_rows_whatever_the_batch_size(tmp_path):
     a = run_study(study(batch_size=1_000), tmp_path / "a", workers=0, progress=False)
     b = run_study(study(batch_size=7_777), tmp_path / "b", workers=0, progress=False)
