@@ -57,3 +57,26 @@ def test_play_batch_writes_the_registered_columns(name):
     assert not any(f.nullable for f in table.schema), "no column holds nulls (absent values are -1)"
     assert table.num_rows == 25
     assert table.column("game").to_pylist() == list(range(10, 35))
+
+
+def test_build_table_takes_columns_by_name_and_refuses_strays():
+    """Columns are matched to the registered schema by name, so a runner listing them in another
+    order still writes each under its own name; a missing or unknown column is an error."""
+    import numpy as np
+
+    from sim.errors import KernelError
+    from sim.games._batch import build_table
+
+    game = games()["knutten"]
+    arm = ArmSpec.make("knutten", 2, {}, "random")
+    n = 3
+    extra = {c.name: np.full(n, i, dtype=ARROW[c.dtype].to_pandas_dtype())
+             for i, c in enumerate(game.columns)}
+    args = (arm, 0, np.ones(n, np.int64), np.full(n, 7), np.ones(n, np.int64), np.zeros((n, 2)))
+    table = build_table(*args, dict(reversed(list(extra.items()))))
+    assert table.column("john_discarded_turn").to_pylist() == [len(game.columns) - 1] * n
+    assert table.column("swarm_bites").to_pylist() == [0] * n
+    with pytest.raises(KernelError, match="swarm_bites"):
+        build_table(*args, {k: v for k, v in extra.items() if k != "swarm_bites"})
+    with pytest.raises(KernelError, match="stray"):
+        build_table(*args, dict(extra, stray=np.zeros(n, np.int8)))

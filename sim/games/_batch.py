@@ -69,4 +69,8 @@ def build_table(arm, start: int, winner_mask: np.ndarray, turns: np.ndarray, rou
     }
     for name, values in extra.items():
         columns[name] = values if isinstance(values, pa.Array) else pa.array(values)
-    return pa.Table.from_arrays(list(columns.values()), schema=table_schema(arm.game))
+    schema = table_schema(arm.game)
+    if columns.keys() != set(schema.names):  # the schema names the arrays: a stray or missing
+        raise KernelError(f"{arm.game}: columns {sorted(columns.keys() ^ set(schema.names))} "
+                          "are not the registered ones")
+    return pa.Table.from_arrays([columns[name] for name in schema.names], schema=schema)
