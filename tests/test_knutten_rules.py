@@ -25,7 +25,8 @@ from kernels.knutten.rules_nb import (
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
-    new_pile_nb, new_table, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb, wind_caller_nb,
+    new_pile_nb, new_table, place_john_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb,
+    wind_caller_nb,
 )
 from sim.games import knutten as kn
 from sim.games._batch import policy_ids, rule_array
@@ -82,7 +83,7 @@ class Table:
             to_swarm_nb(t, c)
         st[E.S_SWARM] = total
         st[E.S_PENDING] = pending
-        st[E.S_JOHN_SEAT] = john_seat
+        place_john_nb(t, john_seat)
         for p, b in (bites or {}).items():
             t["bites"][p] = b
 
@@ -471,6 +472,26 @@ def test_five_counts_zero_while_john_lies_on_the_table():
     assert tb.total == 30
 
 
+def test_options_count_five_as_zero_from_john_laid_to_john_discarded():
+    """legal_actions_nb reads what each side counts from the table's card_play, which John's
+    coming and going rewrite: the totals it offers follow him, and checked mode agrees."""
+    tb = Table(3)
+    five = tb.card(D510)
+
+    def totals(p):
+        n = legal_actions_nb(tb.t, p, True)
+        assert all(option_is_sound_nb(tb.t, p, i) for i in range(n))
+        return sorted(int(x) for x in tb.t["opt_after"][:n])
+
+    tb.set(hands={0: [JOHN], 1: [five]}, total=10, bites={0: 0, 1: 0, 2: 0})
+    assert totals(1) == [15, 20]
+    tb.play(0, JOHN)  # laid before seat 1 (fewest bites, the first opponent after seat 0)
+    assert tb.t["st"][E.S_JOHN_SEAT] == 1
+    assert totals(1)[-3:] == [10, 10, 20]  # the discard, the 5 as 0, the 10
+    discard_john_nb(tb.t, 1)
+    assert totals(1) == [15, 20]
+
+
 def test_john_does_not_recount_cards_already_in_the_swarm():
     """A card's value is fixed when it is counted: a 5 already in the swarm stays 5."""
     tb = Table(3)
@@ -684,7 +705,7 @@ def test_policies_only_choose_legal_actions(policy):
         deal_nb(tb.t, 0)
         tb.t["st"][E.S_SWARM] = int(rng.integers(0, 31))
         tb.t["st"][E.S_PENDING] = int(rng.integers(0, 3))
-        tb.t["st"][E.S_JOHN_SEAT] = int(rng.integers(-1, 3))
+        place_john_nb(tb.t, int(rng.integers(-1, 3)))
         tb.t["rng"][0] = i
         p = int(rng.integers(0, 3))
         n = legal_actions_nb(tb.t, p, True)

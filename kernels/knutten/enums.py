@@ -9,6 +9,10 @@ K_JOHN = 2  # John Knut (expansion)
 # Columns of the design table (one row per distinct card design) and the per-card table.
 D_KIND, D_A, D_B, D_COPIES = 0, 1, 2, 3
 C_KIND, C_A, C_B, C_DESIGN = 0, 1, 2, 3
+# Columns of the per-card play table (table_nb.card_play): what each side counts now (John on
+# the table makes a 5 count 0; `?` and John count 0), the card's OC_* class, and whether its second
+# side is an option of its own (a card with two different printed values).
+CP_FIRST, CP_SECOND, CP_CLASS, CP_TWO_SIDED = 0, 1, 2, 3
 
 # Rule values, in this order in the kernel's `rules` array.
 R_THRESHOLD, R_HAND_LIMIT, R_BITES_TO_END, R_JOHN_KNUT, R_HEAVY, R_HEAVY_END = range(6)

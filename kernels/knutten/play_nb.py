@@ -8,7 +8,7 @@ from kernels.knutten.enums import (
     K_COPY, K_JOHN, MAX_TURNS, NO_SEAT, O_CANNOT, O_JOHN_BITES, O_JOHN_DISCARDED_TURN,
     O_JOHN_DISCARDS, O_JOHN_DRAWN_BY, O_JOHN_IN_DECK, O_JOHN_PLAYED_BY, O_JOHN_PLAYED_TURN,
     O_JOHN_PLAYS, O_JOHN_TARGET, O_RESHUFFLES, O_ROUNDS, O_SWARM_BITES, O_TURNS, O_WIND,
-    O_WINNER_MASK, R_THRESHOLD, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT, S_PENDING,
+    O_WINNER_MASK, R_THRESHOLD, S_DISCARD_N, S_JOHN_CARD, S_PENDING,
     S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, ST_CARDS, ST_ILLEGAL, ST_OK, ST_TOO_LONG,
 )
 from kernels.knutten.policies_nb import (
@@ -21,7 +21,7 @@ from kernels.knutten.rules_nb import (
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
-    log_nb, new_pile_nb, next_seat_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb,
+    log_nb, new_pile_nb, next_seat_nb, pile_size_nb, place_john_nb, refill_all_nb, swarm_to_pile_nb,
     take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
 from kernels.rng_nb import game_stream_nb
@@ -90,7 +90,7 @@ def play_john_nb(t, p):
     rec = t.rec
     n_cand, gives_bite = john_targets_nb(t)
     target = choose_target_nb(t, p, n_cand)
-    t.st[S_JOHN_SEAT] = target
+    place_john_nb(t, target)
     rec[O_JOHN_PLAYS] += 1
     if rec[O_JOHN_PLAYED_BY] == NO_SEAT:
         rec[O_JOHN_PLAYED_BY] = p
@@ -109,7 +109,7 @@ def discard_john_nb(t, p):
     rec = t.rec
     t.discard[st[S_DISCARD_N]] = st[S_JOHN_CARD]
     st[S_DISCARD_N] += 1
-    st[S_JOHN_SEAT] = NO_SEAT
+    place_john_nb(t, NO_SEAT)
     rec[O_JOHN_DISCARDS] += 1
     if rec[O_JOHN_DISCARDED_TURN] == -1:
         rec[O_JOHN_DISCARDED_TURN] = rec[O_TURNS]
@@ -212,7 +212,7 @@ def reset_game_nb(t):
     for p in range(st[S_PLAYERS]):
         t.bites[p] = 0
     st[S_TRACE_N] = 0
-    st[S_JOHN_SEAT] = NO_SEAT
+    place_john_nb(t, NO_SEAT)
     t.rec[O_JOHN_IN_DECK] = 1 if st[S_JOHN_CARD] != NO_SEAT else 0
     t.rec[O_JOHN_DRAWN_BY] = NO_SEAT
     t.rec[O_JOHN_PLAYED_BY] = NO_SEAT

@@ -32,12 +32,17 @@ _FREE_PASS = -5      # discarding John beats an emergency card leaving the same 
 _HEAVY_JOHN = -10    # in heavy weather a John bite on oneself beats a bust at the threshold
 _TRAP_WEIGHT = 1000  # trap: knutten a certain forced next seat is worth
 _NO_KEY = 1 << 40
+_JOHN_UNRANKED = -(1 << 50)
 
 
 def _class_key(cls: int) -> int:
     """The key of a number card or `?` option of class `cls`, less KEY_SCALE * the swarm it leaves:
-    its band (safe, emergency, or bust when it bites) and the pair tie-break."""
+    its band (safe, emergency, or bust when it bites) and the pair tie-break. John's worth depends
+    on more than the swarm: his key is below every other, which tells legal_actions_nb that its
+    ranking cannot stand (option_key_nb works John's key out in full)."""
     kind = cls & OC_KIND
+    if kind >= OC_JOHN:
+        return _JOHN_UNRANKED
     band = _EMERGENCY if kind != OC_VALUE else _BUST if cls & OC_BITES else _SAFE
     return KEY_SCALE * band + (_PAIR_KEPT if cls & OC_TWIN else 0)
 

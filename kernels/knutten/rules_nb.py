@@ -1,9 +1,9 @@
 """Knutten rules as small pure helpers over a Table: what a card counts, what is legal, bites."""
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    A_DISCARD, C_A, C_B, C_KIND, K_COPY, K_JOHN, K_VALUE, KEY_SCALE, NO_OPTION, NO_SEAT, OC_BITES,
-    OC_COPY, OC_DISCARD, OC_JOHN, OC_NEGATIVE, OC_TWIN, OC_VALUE, R_BITES_TO_END, R_HEAVY,
-    R_HEAVY_END, R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_RANKED, S_SWARM,
+    A_DISCARD, C_A, C_B, C_KIND, CP_CLASS, CP_FIRST, CP_SECOND, CP_TWO_SIDED, K_VALUE, KEY_SCALE,
+    NO_OPTION, NO_SEAT, OC_BITES, OC_DISCARD, OC_TWIN, R_BITES_TO_END, R_HEAVY, R_HEAVY_END,
+    R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_RANKED, S_SWARM,
 )
 from kernels.knutten.table_nb import design_nb
 
@@ -29,6 +29,11 @@ def swarm_after_nb(t, card, side):
     return t.st[S_SWARM] + counted_nb(t, value) * (1 + t.st[S_PENDING])
 
 
+# Above every option's key: an illegal option's key is raised by it, so it is never ranked first
+# (a select, where `legal and key < best` would be a mispredicted branch).
+_UNRANKED = 1 << 60
+
+
 @inline
 def legal_actions_nb(t, p, classify):
     """Write seat p's legal actions into t.opts (with the swarm total each would leave in
@@ -45,56 +50,43 @@ def legal_actions_nb(t, p, classify):
     swarm = t.st[S_SWARM]
     threshold = t.rules[R_THRESHOLD]
     copies = 1 + t.st[S_PENDING]
-    john_on = t.st[S_JOHN_SEAT] != NO_SEAT
     opts = t.opts
     after = t.opt_after
     cls = t.opt_class
     rank = t.class_rank
+    play = t.card_play
     n = 0
-    best = 1 << 62
+    best = _UNRANKED
     ranked = NO_OPTION
+    # One path for every card, without branches (which cards a hand holds is random: a branch on
+    # it would be mispredicted): both sides are written at n, and n moves past each side only if
+    # it is a legal option. A `?` or John counts 0 on its first side and has no second one; as the
+    # swarm is under the threshold when a turn starts, its class never gets OC_BITES.
     for slot in range(t.hand_n[p]):
         card = t.hands[p, slot]
-        kind = t.cards[card, C_KIND]
-        twin = OC_TWIN if classify and t.hand_designs[p, design_nb(t, card)] >= 2 else 0
-        if kind != K_VALUE:
-            c = (OC_COPY if kind == K_COPY else OC_JOHN) | twin
-            opts[ix(n)] = 2 * slot
-            after[ix(n)] = swarm
-            cls[ix(n)] = c
-            if classify:
-                key = KEY_SCALE * swarm + rank[ix(c)]
-                if kind == K_JOHN:
-                    best = -1  # unranked: nothing may take its place
-                elif key < best:
-                    best, ranked = key, n
-            n += 1
-            continue
-        a = t.cards[card, C_A]
-        b = t.cards[card, C_B]
-        value_class = (OC_NEGATIVE if a < 0 else OC_VALUE) | twin
-        total = swarm + (0 if john_on and a == 5 else a) * copies
-        if total >= 0:
-            c = value_class | (OC_BITES if total >= threshold else 0)
-            opts[ix(n)] = 2 * slot
-            after[ix(n)] = total
-            cls[ix(n)] = c
-            if classify:
-                key = KEY_SCALE * total + rank[ix(c)]
-                if key < best:
-                    best, ranked = key, n
-            n += 1
-        # The second value is written in any case and counted only if it is a legal, different
-        # value: whether a card has two values is random, a branch on it would be mispredicted.
-        total = swarm + (0 if john_on and b == 5 else b) * copies
-        c = value_class | (OC_BITES if total >= threshold else 0)
+        card_class = play[card, CP_CLASS]
+        if classify:
+            card_class |= OC_TWIN if t.hand_designs[p, design_nb(t, card)] >= 2 else 0
+        total = swarm + play[card, CP_FIRST] * copies
+        c = card_class | (OC_BITES if total >= threshold else 0)
+        opts[ix(n)] = 2 * slot
+        after[ix(n)] = total
+        cls[ix(n)] = c
+        legal = total >= 0
+        if classify:
+            key = KEY_SCALE * total + rank[ix(c)] + (0 if legal else _UNRANKED)
+            if key < best:
+                best, ranked = key, n
+        n += legal
+        total = swarm + play[card, CP_SECOND] * copies
+        c = card_class | (OC_BITES if total >= threshold else 0)
         opts[ix(n)] = 2 * slot + 1
         after[ix(n)] = total
         cls[ix(n)] = c
-        legal = (b != a) & (total >= 0)
+        legal = (play[card, CP_TWO_SIDED] != 0) & (total >= 0)
         if classify:
-            key = KEY_SCALE * total + rank[ix(c)]
-            if legal and key < best:
+            key = KEY_SCALE * total + rank[ix(c)] + (0 if legal else _UNRANKED)
+            if key < best:
                 best, ranked = key, n
         n += legal
     if t.st[S_JOHN_SEAT] == p:
