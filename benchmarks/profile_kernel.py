@@ -93,11 +93,8 @@ def attribute(addresses: dict[str, int], ips: list[int]) -> tuple[collections.Co
     return shares, len(ips)
 
 
-def annotate(name: str, address: int, code: bytes, ips: list[int], lines: int = 40) -> str:
-    """The function's hottest instructions, each with its share of the function's samples and
-    the instructions just before it (objdump's disassembly of the copied machine code)."""
-    if shutil.which("objdump") is None:
-        return "annotate: needs objdump (binutils)"
+def disassemble(code: bytes, address: int) -> list[tuple[int, str]]:
+    """(address, instruction) of x86-64 machine code copied from `address` (objdump, Intel syntax)."""
     with tempfile.NamedTemporaryFile(suffix=".bin") as f:
         f.write(code)
         f.flush()
@@ -109,6 +106,15 @@ def annotate(name: str, address: int, code: bytes, ips: list[int], lines: int = 
         m = re.match(r"\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(.*)", line)
         if m and m.group(2).strip():  # (a long instruction's bytes wrap onto a second line)
             rows.append((int(m.group(1), 16), m.group(2).strip()))
+    return rows
+
+
+def annotate(name: str, address: int, code: bytes, ips: list[int], lines: int = 40) -> str:
+    """The function's hottest instructions, each with its share of the function's samples and
+    the instructions just before it (objdump's disassembly of the copied machine code)."""
+    if shutil.which("objdump") is None:
+        return "annotate: needs objdump (binutils)"
+    rows = disassemble(code, address)
     keys = [a for a, _ in rows]
     hits = collections.Counter()
     for ip in ips:

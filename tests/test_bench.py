@@ -337,6 +337,28 @@ def test_profile_kernel_annotates_instructions_with_their_samples():
     assert "50.0 %" in add and "0x1005" in add
 
 
+def test_count_kernel_reads_callgrind_costs_per_instruction():
+    """The counting tool's pure parts: callgrind's compressed addresses (absolute, +n, -n, *) are
+    followed, a callee's inclusive cost after `calls=` is not counted as the caller's own, costs
+    outside the kernel's code are left out, and hot straight runs are summed and ranked."""
+    from benchmarks.count_kernel import hot_runs, parse_callgrind
+
+    text = "\n".join([
+        "version: 1", "positions: instr", "events: Ir Bc Bcm Bi Bim", "fn=(1) 0x1000",
+        "0x1000 10 0 0",       # 10 instructions executed at 0x1000
+        "+4 10 10 3",          # 0x1004: a branch, 10 runs, 3 mispredicted
+        "* 5",                 # 0x1004 again (another context): 5 more
+        "calls=1 0x9000", "+2 900 90 9",  # 0x1006 calls: the callee's cost, not 0x1006's own
+        "-6 1",                # back at 0x1000
+        "0x5000 77",           # outside the kernel
+    ])
+    costs = parse_callgrind(text, 0x1000, 0x2000)
+    assert costs == {0x1000: [11, 0, 0], 0x1004: [15, 10, 3]}
+    rows = [(0x1000, "mov"), (0x1004, "jne"), (0x1006, "call"), (0x100b, "ret"), (0x100c, "add")]
+    costs[0x100c] = [4, 0, 0]
+    assert hot_runs(rows, costs, per=1.0, floor=2) == [(26.0, 0, 2), (4.0, 4, 1)]
+
+
 def test_ab_kernel_rewrites_imports_and_takes_the_median_of_pair_ratios(tmp_path):
     """The A/B tool's pure parts: a snapshot's imports point at its own package (and nothing
     that merely ends in `kernels` is touched); the figure is the median over pairs of ref/new time
