@@ -6,9 +6,7 @@ callgrind (a tool for speed work, not a figure).
 This VM has no hardware counters (perf sees only a software clock), so what a turn costs in
 instructions is counted instead: callgrind's instruction and branch counts are exact, its branch
 predictor is a simple model (2-bit counters) that overstates what a real CPU mispredicts but
-points at the same data-dependent branches. Both told the 2026-11-30 rewrite of Knutten's
-legal_actions_nb apart: 440 instructions and 2.2 simulated mispredictions a cautious turn before,
-470 and 0.5 after, and the kernel ran 1.09-1.15x faster.
+points at the same data-dependent branches (docs/benchmarks.md has what it found).
 
 Valgrind's virtual CPU has no AVX-512, and compiling under valgrind takes many minutes: the
 kernel is compiled natively for a Haswell target into a temporary Numba cache, then loaded from

@@ -21,12 +21,11 @@ from kernels.knutten.policies_nb import (
 )
 from kernels.knutten.rules_nb import (
     counted_nb, end_bites_nb, game_over_nb, is_legal_nb, john_targets_nb, legal_actions_nb,
-    option_is_sound_nb, swarm_after_nb, swarm_bite_count_nb, winner_mask_nb,
+    option_is_sound_nb, place_john_nb, swarm_after_nb, swarm_bite_count_nb, winner_mask_nb,
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
-    new_pile_nb, new_table, place_john_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb,
-    wind_caller_nb,
+    new_pile_nb, new_table, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
 from sim.games import knutten as kn
 from sim.games._batch import policy_ids, rule_array

@@ -16,12 +16,12 @@ from kernels.knutten.policies_nb import (
     reads_option_classes_nb,
 )
 from kernels.knutten.rules_nb import (
-    game_over_nb, john_targets_nb, legal_actions_nb, option_is_sound_nb,
+    game_over_nb, john_targets_nb, legal_actions_nb, option_is_sound_nb, place_john_nb,
     swarm_bite_count_nb, winner_mask_nb,
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
-    log_nb, new_pile_nb, next_seat_nb, pile_size_nb, place_john_nb, refill_all_nb, swarm_to_pile_nb,
+    log_nb, new_pile_nb, next_seat_nb, pile_size_nb, refill_all_nb, swarm_to_pile_nb,
     take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
 from kernels.rng_nb import game_stream_nb

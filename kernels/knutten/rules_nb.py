@@ -3,7 +3,7 @@ from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     A_DISCARD, C_A, C_B, C_KIND, CP_CLASS, CP_FIRST, CP_SECOND, CP_TWO_SIDED, K_VALUE, KEY_SCALE,
     NO_OPTION, NO_SEAT, OC_BITES, OC_DISCARD, OC_TWIN, R_BITES_TO_END, R_HEAVY, R_HEAVY_END,
-    R_THRESHOLD, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_RANKED, S_SWARM,
+    R_THRESHOLD, S_CARDS, S_JOHN_SEAT, S_PENDING, S_PLAYERS, S_RANKED, S_SWARM,
 )
 from kernels.knutten.table_nb import design_nb
 
@@ -14,6 +14,22 @@ def counted_nb(t, value):
     if value == 5 and t.st[S_JOHN_SEAT] != NO_SEAT:
         return 0
     return value
+
+
+@njit
+def place_john_nb(t, seat):
+    """John comes to lie before `seat`, or leaves the table (NO_SEAT). What each side of a card
+    counts then changes (counted_nb): card_play, which legal_actions_nb reads instead of the
+    printed values, is rewritten when John comes or goes (rarely)."""
+    st = t.st
+    was_on = st[S_JOHN_SEAT] != NO_SEAT
+    st[S_JOHN_SEAT] = seat
+    if (seat != NO_SEAT) == was_on:
+        return
+    for c in range(st[S_CARDS]):
+        if t.cards[c, C_KIND] == K_VALUE:
+            t.card_play[c, CP_FIRST] = counted_nb(t, t.cards[c, C_A])
+            t.card_play[c, CP_SECOND] = counted_nb(t, t.cards[c, C_B])
 
 
 @njit
@@ -67,28 +83,18 @@ def legal_actions_nb(t, p, classify):
         card_class = play[card, CP_CLASS]
         if classify:
             card_class |= OC_TWIN if t.hand_designs[p, design_nb(t, card)] >= 2 else 0
-        total = swarm + play[card, CP_FIRST] * copies
-        c = card_class | (OC_BITES if total >= threshold else 0)
-        opts[ix(n)] = 2 * slot
-        after[ix(n)] = total
-        cls[ix(n)] = c
-        legal = total >= 0
-        if classify:
-            key = KEY_SCALE * total + rank[ix(c)] + (0 if legal else _UNRANKED)
-            if key < best:
-                best, ranked = key, n
-        n += legal
-        total = swarm + play[card, CP_SECOND] * copies
-        c = card_class | (OC_BITES if total >= threshold else 0)
-        opts[ix(n)] = 2 * slot + 1
-        after[ix(n)] = total
-        cls[ix(n)] = c
-        legal = (play[card, CP_TWO_SIDED] != 0) & (total >= 0)
-        if classify:
-            key = KEY_SCALE * total + rank[ix(c)] + (0 if legal else _UNRANKED)
-            if key < best:
-                best, ranked = key, n
-        n += legal
+        for side in range(2):
+            total = swarm + play[card, CP_FIRST + side] * copies
+            c = card_class | (OC_BITES if total >= threshold else 0)
+            opts[ix(n)] = 2 * slot + side
+            after[ix(n)] = total
+            cls[ix(n)] = c
+            legal = (total >= 0) & ((side == 0) | (play[card, CP_TWO_SIDED] != 0))
+            if classify:
+                key = KEY_SCALE * total + rank[ix(c)] + (0 if legal else _UNRANKED)
+                if key < best:
+                    best, ranked = key, n
+            n += legal
     if t.st[S_JOHN_SEAT] == p:
         opts[ix(n)] = A_DISCARD
         after[ix(n)] = swarm

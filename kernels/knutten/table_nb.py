@@ -14,7 +14,7 @@ import numpy as np
 
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    C_A, C_B, C_DESIGN, C_KIND, CP_FIRST, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS,
+    C_A, C_B, C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS,
     MAX_DESIGNS, MAX_HAND, MAX_PLAYERS, N_OPTION_CLASSES, NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS,
     O_N, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
     S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N,
@@ -30,7 +30,7 @@ def _table_dtype(event_rows):
         ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design
         ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies
         ("card_design", np.uint8, MAX_CARDS),     # cards[:, C_DESIGN], unsigned: see design_nb
-        ("card_play", np.int64, (MAX_CARDS, 4)),  # CP_* per card: see place_john_nb
+        ("card_play", np.int64, (MAX_CARDS, 4)),  # CP_* per card: see rules_nb.place_john_nb
         ("rules", np.int64, 8),
         ("policies", np.int64, MAX_PLAYERS),
         ("st", np.int64, S_N),
@@ -89,24 +89,6 @@ def card_play_row(card):
     if kind != K_VALUE:
         return (0, 0, OC_COPY if kind == K_COPY else OC_JOHN, 0)
     return (a, b, OC_NEGATIVE if a < 0 else OC_VALUE, int(b != a))
-
-
-@njit
-def place_john_nb(t, seat):
-    """John comes to lie before `seat`, or leaves the table (NO_SEAT). While he lies there every
-    printed 5 counts 0: card_play, which legal_actions_nb reads instead of the printed values, is
-    rewritten when that changes (rarely: John is laid or discarded)."""
-    st = t.st
-    was_on = st[S_JOHN_SEAT] != NO_SEAT
-    st[S_JOHN_SEAT] = seat
-    john_on = seat != NO_SEAT
-    if john_on == was_on:
-        return
-    for c in range(st[S_CARDS]):
-        if t.cards[c, C_KIND] == K_VALUE:
-            for side in range(2):
-                value = t.cards[c, C_A + side]
-                t.card_play[c, CP_FIRST + side] = 0 if john_on and value == 5 else value
 
 
 @njit
