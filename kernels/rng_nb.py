@@ -1,8 +1,12 @@
 """Counter-based randomness shared by every game.
 
-Game i of an arm draws from a stream seeded by splitmix64(study seed, i) only, so the same game
-index starts from the same shuffle in every arm (common random numbers). The stream's state lives
-in a one-element uint64 array owned by the kernel: no global RNG state anywhere.
+Game i of an arm draws from streams seeded by splitmix64 of (study seed, i) only, so the same game
+index starts from the same shuffle in every arm (common random numbers). A game splits its stream
+into substreams by purpose: `deal_stream_nb(seed, i, r)` orders the cards of round r and
+`seat_stream_nb(seed, i, s)` serves seat s's random choices, so what one arm changes (a rule, one
+seat's player) leaves the other arms' deals and the other seats' choices as they were: paired
+arms stay paired. A stream's state lives in a variable or a one-element uint64 array owned by the
+kernel: no global RNG state anywhere.
 """
 import numpy as np
 
@@ -29,6 +33,37 @@ def mix64_nb(z):
 def game_stream_nb(seed, index):
     """Initial stream state for game `index` of a study with `seed` (both non-negative ints)."""
     return mix64_nb(mix64_nb(np.uint64(seed) + _GOLDEN) ^ (np.uint64(index) * _GOLDEN))
+
+
+# Purposes of substreams: distinct salts, so a deal stream and a seat stream never coincide.
+DEAL = np.uint64(0xD1B54A32D192ED03)
+SEAT = np.uint64(0x8CB92BA72F3D8DD7)
+EXTRA = np.uint64(0xAEF17502108EF2D9)
+
+
+@njit
+def substream_nb(seed, index, purpose, k):
+    """Initial state of substream k (a round, a seat) for `purpose` of game `index`."""
+    return mix64_nb(game_stream_nb(seed, index) ^ purpose ^ mix64_nb(np.uint64(k) + purpose))
+
+
+@njit
+def deal_stream_nb(seed, index, rnd):
+    """The stream that orders the cards of round `rnd` of game `index`: the deal depends on
+    (seed, game, round) only, never on rules, policies or the play of earlier rounds."""
+    return substream_nb(seed, index, DEAL, rnd)
+
+
+@njit
+def seat_stream_nb(seed, index, seat):
+    """The stream of seat `seat`'s random choices in game `index`."""
+    return substream_nb(seed, index, SEAT, seat)
+
+
+@njit
+def extra_stream_nb(seed, index, k):
+    """A game's other randomness (e.g. where an added card enters the deck), numbered by k."""
+    return substream_nb(seed, index, EXTRA, k)
 
 
 @njit
