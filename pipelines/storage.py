@@ -19,14 +19,14 @@ from sim.registry import get_game
 from sim.spec import StudySpec
 
 MANIFEST = "study.json"
-FORMAT = 1
+FORMAT = 2  # 2: seats with player parameters, data files kept in the dataset
 
 # How batch files are written. The write is the pipeline's largest cost after the kernel, so it is
 # chosen for speed: list items and 32- and 64-bit integers are delta bit-packed; 8- and 16-bit
 # columns (mostly small or constant) are left plain, since lz4 shrinks those as well at a third of
 # delta's cost; then lz4 on every page. Dictionaries and statistics cost a tenth of the write and
 # buy little here: only `game` keeps its statistics (min/max for index filters). The not-null
-# schema (sim/games/_batch.table_schema) saves the definition levels. Against the settings before
+# schema (sim/tables.table_schema) saves the definition levels. Against the settings before
 # (every integer delta-packed, nullable columns, a dictionary for `arm`), one process, batches of
 # 50,000 (Wizard 20,000): Knutten 0.68x the time at 7.7 bytes/game instead of 8.5, Wizard 0.88x
 # at 113 instead of 241. pyarrow's defaults with zstd take 2.6x (Knutten) and 1.5x (Wizard) as
@@ -70,6 +70,10 @@ class StudyDir:
             raise SpecError(f"output path {self.display!r} is a file, not a directory")
         manifest = self.read_manifest()
         if manifest is not None:
+            if manifest.get("kaartlab_dataset") != FORMAT:
+                raise SpecError(f"output directory {self.display!r} holds a dataset of format "
+                                f"{manifest.get('kaartlab_dataset')}, this kaartlab writes format "
+                                f"{FORMAT}: choose a new --out")
             if manifest.get("fingerprint") != study.fingerprint():
                 other = manifest.get("study", {}).get("name", "?")
                 raise SpecError(
@@ -88,10 +92,38 @@ class StudyDir:
             return True
         try:
             self.fs.create_dir(self.root, recursive=True)
+            self.fs.create_dir(self.path("data"), recursive=True)
         except OSError as exc:
             raise SpecError(f"cannot create output directory {self.display!r}: {exc}") from None
+        for value in {d.relpath: d for arm in study.arms for d in arm.data}.values():
+            self._write_atomic(value.relpath, value.text.encode())  # the dataset replays anywhere
         self._write_atomic(MANIFEST, json.dumps(manifest_for(study, command), indent=2).encode())
         return False
+
+    def read_file(self, relpath: str) -> bytes:
+        """A file of the dataset (a data input's copy), by its path relative to the directory."""
+        if relpath.startswith("/") or ".." in relpath.split("/"):
+            raise SpecError(f"{relpath!r} is not a path inside the dataset")
+        try:
+            with self.fs.open_input_stream(self.path(relpath)) as f:
+                return f.read()
+        except FileNotFoundError:
+            raise SpecError(f"dataset {self.display!r} lacks {relpath}") from None
+
+    def read_study(self) -> StudySpec:
+        """The study this directory holds, data files taken from its own copies."""
+        from sim.spec import ArmSpec
+
+        manifest = self.read_manifest()
+        if manifest is None:
+            raise SpecError(f"{self.display!r} holds no {MANIFEST}: not a kaartlab study directory")
+        if manifest.get("kaartlab_dataset") != FORMAT:
+            raise SpecError(f"{self.display!r} is a dataset of format {manifest.get('kaartlab_dataset')}; "
+                            f"this kaartlab reads format {FORMAT}")
+        data = manifest["study"]
+        arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
+        return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
+                         tuple((data.get("report") or {}).items()))
 
     def done(self) -> set[str]:
         """Relative paths of complete batch files. Temporary files left by a killed run are
@@ -139,7 +171,7 @@ def manifest_for(study: StudySpec, command: str = "") -> dict:
     games = {}
     for arm in study.arms:
         info = get_game(arm.game)
-        games[arm.game] = {"version": info.version, **info.runner().SCORE}
+        games[arm.game] = {"version": info.version, **info.score.to_dict()}
     return {"kaartlab_dataset": FORMAT, "fingerprint": study.fingerprint(),
             "study": study.to_dict(), "games": games, "provenance": provenance(command)}
 

@@ -107,7 +107,7 @@ class Dataset:
             players = int(a["players"])
             policies = tuple(a.get("policies") or ()) or ("default",) * players
             arms.append(Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
-                            policies=policies, deck=a.get("deck"), game_version=a.get("game_version"),
+                            policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
                             index=i))
         if not arms:
             raise ReportError(f"{self.root}: the study lists no arms")

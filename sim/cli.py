@@ -11,6 +11,7 @@ EPILOG = """examples:
   kaartlab games
   kaartlab run knutten --games 100000 --players 4 --policy cautious,trap,random,cautious --out runs/k4
   kaartlab run knutten --games 100000 --players 4 --rule john_knut=false --rule threshold=35 --out runs/k4b
+  kaartlab run knutten --players 4 --policy cautious:start=self,cautious,trap,random --data deck=examples/small-deck.toml
   kaartlab study examples/john-knut.toml --out runs/john-knut --report
   kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
   kaartlab trace --dataset runs/john-knut --arm john-on --index 12
@@ -95,9 +96,13 @@ def _arm_options(p) -> None:
     p.add_argument("--players", type=int, default=4, help="number of seats (default 4)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="set a rule parameter; repeat for several")
-    p.add_argument("--policy", default=None,
-                   help="one policy for every seat, or one per seat in seat order, comma-separated")
-    p.add_argument("--deck", help="deck file (games with a deck: see docs/rules/)")
+    p.add_argument("--policy", default=None, metavar="SEATS",
+                   help="one player for every seat, or one per seat in seat order, comma-separated; "
+                        "a player is POLICY or POLICY:NAME=VALUE[:NAME=VALUE...] "
+                        "(e.g. cautious:start=self,random)")
+    p.add_argument("--data", action="append", default=[], metavar="NAME=FILE",
+                   help="a data input of the game (see `kaartlab games`); repeat for several")
+    p.add_argument("--deck", metavar="FILE", help="shorthand for --data deck=FILE")
     p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
 
 
@@ -124,21 +129,28 @@ def positive_int(text: str) -> int:
     return value
 
 
-def _rules(pairs: list[str]) -> dict[str, str]:
-    rules = {}
+def _pairs(option: str, pairs: list[str]) -> dict[str, str]:
+    values = {}
     for pair in pairs:
         if "=" not in pair:
-            raise SpecError(f"--rule {pair!r}: expected NAME=VALUE")
+            raise SpecError(f"{option} {pair!r}: expected NAME=VALUE")
         key, value = pair.split("=", 1)
-        rules[key.strip()] = value.strip()
-    return rules
+        if key.strip() in values:
+            raise SpecError(f"{option} {key.strip()} is given twice")
+        values[key.strip()] = value.strip()
+    return values
 
 
 def _arm_from_args(args, game: str):
     from sim.spec import ArmSpec
 
-    return ArmSpec.make(game, args.players, _rules(args.rule), args.policy, name="main",
-                        deck=args.deck)
+    data = _pairs("--data", args.data)
+    if args.deck is not None:
+        if "deck" in data:
+            raise SpecError("give the deck with --deck or with --data deck=FILE, not both")
+        data["deck"] = args.deck
+    return ArmSpec.make(game, args.players, _pairs("--rule", args.rule), args.policy, name="main",
+                        data=data)
 
 
 # ---------------------------------------------------------------------------------- commands
@@ -149,17 +161,26 @@ def cmd_games(args) -> int:
     chosen = [get_game(args.game)] if args.game else list(games().values())
     for game in chosen:
         print(f"{game.name}  ({game.title}, {game.min_players}-{game.max_players} players, "
-              f"version {game.version}, rules text {game.seed_file})")
+              f"version {game.version}; rules explained in {game.rules_doc_path})")
         print("  rules:")
         for r in game.rules:
-            bounds = "true/false" if r.boolean else f"{r.lo}..{r.hi}"
-            print(f"    {r.name:<20} default {r.show(r.default):<6} {bounds:<11} {r.help}")
-        print("  policies (first is the default):")
+            _print_param(r)
+        print("  policies (the first is the default):")
         for pol in game.policies:
-            print(f"    {pol.name:<12} id {pol.id}  {pol.help}")
+            print(f"    {pol.name:<12} {pol.help}")
+            for param in pol.params:
+                _print_param(param, indent="      ")
+        for item in game.data:
+            print(f"  data {item.name}: {item.help}" + (f" (example: {item.example})" if item.example else ""))
+        print(f"  score: {game.score.meaning} ({'higher' if game.score.higher_wins else 'lower'} wins)")
         print("  columns: " + ", ".join(c.name for c in COMMON_COLUMNS + game.columns))
         print()
     return 0
+
+
+def _print_param(param, indent: str = "    ") -> None:
+    print(f"{indent}{param.name:<20} {param.type_text():<24} default {param.show(param.default):<8} "
+          f"{param.help}")
 
 
 def cmd_run(args) -> int:
@@ -172,13 +193,11 @@ def cmd_run(args) -> int:
 
 
 def cmd_study(args) -> int:
-    from dataclasses import replace
-
     from sim.spec import StudySpec
 
     study = StudySpec.from_toml(args.file)
     if args.batch_size:
-        study = replace(study, batch_size=args.batch_size)
+        study = study.with_batch_size(args.batch_size)
     return _execute(study, args)
 
 
@@ -232,15 +251,8 @@ def cmd_trace(args) -> int:
 
 def _study_from_dataset(directory: str):
     from pipelines.storage import StudyDir
-    from sim.spec import ArmSpec, StudySpec
 
-    manifest = StudyDir(directory).read_manifest()
-    if manifest is None:
-        raise SpecError(f"{directory!r} holds no study.json: not a kaartlab study directory")
-    data = manifest["study"]
-    arms = tuple(ArmSpec.make(a["game"], a["players"], a["rules"], a["policies"], name=a["name"],
-                              deck=a["deck"]) for a in data["arms"])
-    return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms)
+    return StudyDir(directory).read_study()
 
 
 def cmd_report(args) -> int:

@@ -1,4 +1,5 @@
-"""Frozen, validated specs: an arm (game, seats, rules, policies, deck) and a study (arms x games).
+"""Frozen, validated specs: an arm (game, seats with their players' parameters, rules, data files)
+and a study (arms x games).
 
 Every error names the offending key or value. Unknown keys are errors, never ignored.
 """
@@ -8,15 +9,19 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from sim.errors import SpecError
+from sim.params import resolve
 from sim.registry import Game, get_game
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 DEFAULT_BATCH_SIZE = 50_000
 MAX_GAMES = 10**12
+MAX_DATA_BYTES = 1 << 20
+RESERVED_NAMES = {"study.json", "data", "report.html", "report.md", "summary.json"}
 
 
 def read_toml(path: Path, what: str) -> dict:
@@ -31,53 +36,193 @@ def read_toml(path: Path, what: str) -> dict:
         raise SpecError(f"{what} {str(path)!r} is not valid TOML: {exc}") from None
 
 
+def parse_toml_text(text: str, what: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{what} is not valid TOML: {exc}") from None
+
+
 def check_name(kind: str, name: str) -> str:
-    if not isinstance(name, str) or not _NAME_RE.match(name):
-        raise SpecError(f"{kind} name {name!r}: use 1-64 letters, digits, '_', '-' or '.'")
+    if not isinstance(name, str) or not _NAME_RE.match(name) or name in RESERVED_NAMES:
+        raise SpecError(f"{kind} name {name!r}: use 1-64 letters, digits, '_', '-' or '.' "
+                        f"(not {', '.join(sorted(RESERVED_NAMES))})")
     return name
 
 
-def _positive_int(key: str, value, hi: int = MAX_GAMES) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+def _whole_number(key: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or isinstance(value, float):
+        raise SpecError(f"{key}={value!r}: expected a whole number")
+    if not isinstance(value, int):
         try:
             value = int(str(value).replace("_", ""))
         except ValueError:
-            raise SpecError(f"{key}={value!r}: expected a positive integer") from None
-    if not 1 <= value <= hi:
-        raise SpecError(f"{key}={value}: expected 1..{hi}")
+            raise SpecError(f"{key}={value!r}: expected a whole number") from None
+    if not lo <= value <= hi:
+        raise SpecError(f"{key}={value}: expected {lo}..{hi}")
     return value
 
+
+# ------------------------------------------------------------------------------------- seats
+
+@dataclass(frozen=True)
+class Seat:
+    """A player at the table: a policy and the value of each of its parameters."""
+
+    policy: str
+    params: tuple[tuple[str, Any], ...] = ()  # every parameter of the policy, declaration order
+
+    def label(self, info: Game) -> str:
+        """The policy's name, with the parameters that differ from their defaults:
+        'cautious' or 'cautious(start=self)'. Reports name players by it."""
+        policy = info.policy(self.policy)
+        changed = [f"{k}={policy.param(k).show(v)}" for k, v in self.params
+                   if v != policy.param(k).default]
+        return f"{self.policy}({','.join(changed)})" if changed else self.policy
+
+    def to_dict(self) -> dict:
+        return {"policy": self.policy, "params": dict(self.params)}
+
+
+def make_seat(info: Game, entry) -> Seat:
+    """A seat from 'cautious', 'cautious:start=self:x=1' or {policy = "cautious", start = "self"}."""
+    if isinstance(entry, str):
+        name, *pairs = [part.strip() for part in entry.split(":")]
+        given = {}
+        for pair in pairs:
+            if "=" not in pair:
+                raise SpecError(f"seat {entry!r}: expected POLICY:NAME=VALUE[:NAME=VALUE...]")
+            key, value = pair.split("=", 1)
+            given[key.strip()] = value.strip()
+    elif isinstance(entry, dict):
+        given = dict(entry)
+        name = given.pop("policy", None)
+        if not isinstance(name, str):
+            raise SpecError(f"seat {entry!r}: needs policy = \"NAME\"")
+        if "params" in given:  # the form study.json records
+            nested = given.pop("params")
+            if not isinstance(nested, dict):
+                raise SpecError(f"seat {entry!r}: params must be a table")
+            given.update(nested)
+    else:
+        raise SpecError(f"seat {entry!r}: expected a policy name or a table with policy = \"NAME\"")
+    policy = info.policy(name)
+    return Seat(policy.name, resolve(policy.params, given, "parameter", f" of policy {name!r}"))
+
+
+def make_seats(info: Game, policies, players: int) -> tuple[Seat, ...]:
+    """One seat per player from one entry for every seat or one per seat (comma-separated text,
+    a list of names, or a list of tables)."""
+    if policies is None:
+        entries = [info.policies[0].name]
+    elif isinstance(policies, str):
+        entries = [p.strip() for p in policies.split(",")]
+    elif isinstance(policies, (list, tuple)):
+        entries = list(policies)
+    else:
+        raise SpecError(f"policy={policies!r}: expected a name, a list of names or seat tables")
+    if not entries:
+        raise SpecError("the policy list is empty")
+    seats = [make_seat(info, entry) for entry in entries]
+    if len(seats) == 1:
+        seats = seats * players
+    if len(seats) != players:
+        raise SpecError(f"policy list has {len(seats)} entries for {players} seats: "
+                        "give one for every seat or one per seat")
+    return tuple(seats)
+
+
+# -------------------------------------------------------------------------------------- data
+
+@dataclass(frozen=True)
+class DataValue:
+    """A data file an arm uses: its content, its hash (in the fingerprint) and the parsed value."""
+
+    name: str
+    sha256: str
+    text: str = field(compare=False, repr=False)
+    value: Any = field(compare=False, repr=False)
+    suffix: str = field(default=".toml", compare=False)
+
+    @property
+    def relpath(self) -> str:
+        """Where the dataset keeps its copy (content-addressed: equal files share one copy)."""
+        return f"data/{self.name}-{self.sha256[:16]}{self.suffix}"
+
+    def to_dict(self) -> dict:
+        return {"sha256": self.sha256, "file": self.relpath}
+
+
+def load_data(info: Game, name: str, source, read=None) -> DataValue:
+    """A data input from a file path (or, with `read`, a path inside a dataset)."""
+    item = info.data_input(name)
+    if isinstance(source, DataValue):
+        return source
+    if not isinstance(source, (str, Path)):
+        raise SpecError(f"data {name}={source!r}: expected a file path")
+    try:
+        raw = read(str(source)) if read else Path(source).read_bytes()
+    except FileNotFoundError:
+        raise SpecError(f"{name} file {str(source)!r} does not exist") from None
+    except OSError as exc:
+        raise SpecError(f"{name} file {str(source)!r} cannot be read: {exc}") from None
+    if len(raw) > MAX_DATA_BYTES:
+        raise SpecError(f"{name} file {str(source)!r} is larger than {MAX_DATA_BYTES} bytes")
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        raise SpecError(f"{name} file {str(source)!r} is not UTF-8 text") from None
+    try:
+        value = item.parse(text)
+    except SpecError as exc:
+        raise SpecError(f"{name} file {source}: {exc}") from None
+    return DataValue(name, hashlib.sha256(raw).hexdigest(), text, value, item.suffix)
+
+
+# -------------------------------------------------------------------------------------- arms
 
 @dataclass(frozen=True)
 class ArmSpec:
     name: str
     game: str
     players: int
-    rules: tuple[tuple[str, int], ...]  # every rule of the game, in registry order
-    policies: tuple[str, ...]  # one per seat, seat 0 first
-    deck: tuple | None = None  # game data (Knutten: deck rows); None = the game's default
+    rules: tuple[tuple[str, Any], ...]  # every rule of the game, in registry order
+    seats: tuple[Seat, ...]  # seat 0 first
+    data: tuple[DataValue, ...] = ()  # the data inputs given (the rest take the game's default)
 
     @classmethod
     def make(cls, game: str, players, rules: dict | None = None, policies=None,
-             name: str = "main", deck=None) -> ArmSpec:
-        """Validate user values (TOML or CLI text) into an arm; raises SpecError naming the problem."""
+             name: str = "main", data: dict | None = None, deck=None, read=None) -> ArmSpec:
+        """Validate user values (TOML or CLI text) into an arm; raises SpecError naming the problem.
+        `deck` is a shorthand for data={"deck": deck}; `read` reads data paths (a dataset's)."""
         info = get_game(game)
         check_name("arm", name)
-        if isinstance(players, bool):
-            raise SpecError(f"players={players!r}: expected an integer")
-        try:
-            players = int(players)
-        except (TypeError, ValueError):
-            raise SpecError(f"players={players!r}: expected an integer") from None
+        players = _whole_number("players", players, 1, 64)
         if not info.min_players <= players <= info.max_players:
             raise SpecError(f"players={players}: {info.name} is for "
                             f"{info.min_players}-{info.max_players} players")
-        values = {p.name: p.default for p in info.rules}
-        for key, value in (rules or {}).items():
-            values[key] = info.rule(key).parse(value)
-        arm = cls(name, info.name, players, tuple(values.items()),
-                  _seat_policies(info, policies, players), _load_deck(info, deck))
+        if data is not None and not isinstance(data, dict):
+            raise SpecError(f"data={data!r}: expected a table of NAME = FILE")
+        data = dict(data or {})
+        if deck is not None:
+            data["deck"] = deck
+        values = tuple(sorted((load_data(info, k, v, read) for k, v in data.items() if v is not None),
+                              key=lambda d: d.name))
+        arm = cls(name, info.name, players, resolve(info.rules, rules, "rule", f" for {info.name}"),
+                  make_seats(info, policies, players), values)
         info.runner().check_arm(arm)
+        return arm
+
+    @classmethod
+    def from_dict(cls, data: dict, read=None) -> ArmSpec:
+        """The arm a study.json records (data files read through `read`, relative to the dataset)."""
+        files = {k: v["file"] for k, v in (data.get("data") or {}).items()}
+        arm = cls.make(data["game"], data["players"], data["rules"], data["seats"],
+                       name=data["name"], data=files, read=read)
+        for value in arm.data:
+            if value.sha256 != data["data"][value.name]["sha256"]:
+                raise SpecError(f"arm {arm.name!r}: data file {value.relpath} does not match the "
+                                "hash its study recorded")
         return arm
 
     @property
@@ -85,50 +230,46 @@ class ArmSpec:
         return get_game(self.game)
 
     @property
-    def rule_values(self) -> dict[str, int]:
+    def rule_values(self) -> dict[str, Any]:
         return dict(self.rules)
 
-    def non_default_rules(self) -> dict[str, int]:
+    @property
+    def policies(self) -> tuple[str, ...]:
+        return tuple(s.policy for s in self.seats)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Per seat: the policy with its non-default parameters ('cautious(start=self)')."""
+        info = self.info
+        return tuple(s.label(info) for s in self.seats)
+
+    def data_value(self, name: str):
+        """The parsed content of data input `name`: the arm's file, else the game's default."""
+        for value in self.data:
+            if value.name == name:
+                return value.value
+        return self.info.data_input(name).default
+
+    def non_default_rules(self) -> dict[str, Any]:
         return {p.name: v for p, (_, v) in zip(self.info.rules, self.rules) if v != p.default}
 
     def to_dict(self) -> dict:
         return {"name": self.name, "game": self.game, "game_version": self.info.version,
                 "players": self.players, "rules": dict(self.rules),
-                "policies": list(self.policies),
-                "deck": [list(row) for row in self.deck] if self.deck is not None else None}
+                "policies": list(self.labels), "seats": [s.to_dict() for s in self.seats],
+                "data": {d.name: d.to_dict() for d in self.data}}
 
     def describe(self) -> str:
-        changed = ", ".join(f"{k}={self.info.rule(k).show(v)}" for k, v in self.non_default_rules().items())
-        return (f"{self.game}, {self.players} players, policies {','.join(self.policies)}"
+        info = self.info
+        changed = ", ".join(f"{k}={info.rule(k).show(v)}" for k, v in self.non_default_rules().items())
+        return (f"{self.game}, {self.players} players, policies {','.join(self.labels)}"
                 + (f", rules {changed}" if changed else ", default rules")
-                + (", custom deck" if self.deck is not None else ""))
+                + "".join(f", {d.name} {d.sha256[:8]}" for d in self.data))
 
 
-def _seat_policies(info: Game, policies, players: int) -> tuple[str, ...]:
-    if policies is None:
-        names = [info.policies[0].name]
-    elif isinstance(policies, str):
-        names = [p.strip() for p in policies.split(",")]
-    else:
-        names = [str(p).strip() for p in policies]
-    for name in names:
-        info.policy(name)
-    if len(names) == 1:
-        names = names * players
-    if len(names) != players:
-        raise SpecError(f"policy list has {len(names)} names for {players} seats: "
-                        "give one name for every seat or one per seat")
-    return tuple(names)
+# ------------------------------------------------------------------------------------ studies
 
-
-def _load_deck(info: Game, deck):
-    if deck is None:
-        return None
-    if not info.has_deck:
-        raise SpecError(f"deck: {info.name} takes no deck file")
-    if isinstance(deck, (str, Path)):
-        return info.runner().load_deck(Path(deck))
-    return tuple(tuple(row) for row in deck)
+REPORT_KEYS = {"edge": float, "correction": str, "equivalence_margin": float}
 
 
 @dataclass(frozen=True)
@@ -138,11 +279,12 @@ class StudySpec:
     games: int  # per arm
     batch_size: int
     arms: tuple[ArmSpec, ...]
+    report: tuple[tuple[str, Any], ...] = ()  # report options: they do not change the rows
 
     def __post_init__(self):
         check_name("study", self.name)
-        if not 0 <= self.seed < 2**63:
-            raise SpecError(f"seed={self.seed}: expected 0..2**63-1")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise SpecError(f"seed={self.seed!r}: expected a whole number 0..2**63-1")
         names = [a.name for a in self.arms]
         if not names:
             raise SpecError("a study needs at least one arm")
@@ -151,19 +293,29 @@ class StudySpec:
             raise SpecError(f"arm name {dupes[0]!r} is used twice")
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "seed": self.seed, "games": self.games,
+        data = {"name": self.name, "seed": self.seed, "games": self.games,
                 "batch_size": self.batch_size, "arms": [a.to_dict() for a in self.arms]}
+        if self.report:
+            data["report"] = dict(self.report)
+        return data
 
     def fingerprint(self) -> str:
-        """Hash of everything that decides the rows and file layout: a different study, a different hash."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        """Hash of everything that decides the rows and file layout: a different study, a
+        different hash (report options are left out: they change no row)."""
+        data = self.to_dict()
+        data.pop("report", None)
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def arm(self, name: str) -> ArmSpec:
         for arm in self.arms:
             if arm.name == name:
                 return arm
-        raise SpecError(f"no arm {name!r} in study {self.name!r}")
+        raise SpecError(f"no arm {name!r} in study {self.name!r} "
+                        f"(arms: {', '.join(a.name for a in self.arms)})")
+
+    def with_batch_size(self, batch_size: int) -> StudySpec:
+        return replace(self, batch_size=batch_size)
 
     @classmethod
     def from_toml(cls, path) -> StudySpec:
@@ -176,43 +328,75 @@ class StudySpec:
 
     @classmethod
     def from_dict(cls, data: dict, base: Path = Path("."), default_name: str = "study") -> StudySpec:
-        _no_unknown("study", data, {"name", "seed", "games", "batch_size", "defaults", "arm", "description"})
-        defaults = data.get("defaults", {})
-        if not isinstance(defaults, dict):
-            raise SpecError("[defaults] must be a table")
+        _no_unknown("study", data, {"name", "seed", "games", "batch_size", "defaults", "arm",
+                                    "description", "report"})
+        defaults = _table("[defaults]", data.get("defaults", {}))
         _no_unknown("[defaults]", defaults, _ARM_KEYS - {"name"})
         raw_arms = data.get("arm")
         if not isinstance(raw_arms, list) or not raw_arms:
             raise SpecError("a study needs at least one [[arm]] table")
         arms = []
         for number, raw in enumerate(raw_arms, 1):
-            if not isinstance(raw, dict):
-                raise SpecError(f"arm {number} must be a table")
+            raw = _table(f"arm {number}", raw)
             _no_unknown(f"arm {number}", raw, _ARM_KEYS)
-            merged = {**defaults, **raw, "rules": {**defaults.get("rules", {}), **raw.get("rules", {})}}
-            if "game" not in merged:
-                raise SpecError(f"arm {number}: missing 'game'")
-            if "players" not in merged:
-                raise SpecError(f"arm {number}: missing 'players'")
-            deck = merged.get("deck")
-            if deck is not None:
-                deck = base / deck
-            name = merged.get("name", f"arm{number}")
+            name = raw.get("name", f"arm{number}")
             try:
-                arms.append(ArmSpec.make(merged["game"], merged["players"], merged["rules"],
-                                         merged.get("policy"), name=name, deck=deck))
+                arms.append(_arm_from_table(number, defaults, raw, base))
             except SpecError as exc:
                 raise SpecError(f"arm {name!r}: {exc}") from None
-        seed = data.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise SpecError(f"seed={seed!r}: expected an integer")
-        return cls(name=data.get("name", default_name), seed=seed,
-                   games=_positive_int("games", data.get("games", 10_000)),
-                   batch_size=_positive_int("batch_size", data.get("batch_size", DEFAULT_BATCH_SIZE), 10**8),
-                   arms=tuple(arms))
+        return cls(name=data.get("name", default_name),
+                   seed=_whole_number("seed", data.get("seed", 0), 0, 2**63 - 1),
+                   games=_whole_number("games", data.get("games", 10_000), 1, MAX_GAMES),
+                   batch_size=_whole_number("batch_size", data.get("batch_size", DEFAULT_BATCH_SIZE),
+                                            1, 10**8),
+                   arms=tuple(arms), report=_report_options(data.get("report", {})))
 
 
-_ARM_KEYS = {"name", "game", "players", "rules", "policy", "deck"}
+_ARM_KEYS = {"name", "game", "players", "rules", "policy", "seat", "data", "deck"}
+
+
+def _arm_from_table(number: int, defaults: dict, raw: dict, base: Path) -> ArmSpec:
+    rules = {**_table("rules", defaults.get("rules", {})), **_table("rules", raw.get("rules", {}))}
+    data = {**_table("data", defaults.get("data", {})), **_table("data", raw.get("data", {}))}
+    merged = {**defaults, **raw}
+    for key in ("game", "players"):
+        if key not in merged:
+            raise SpecError(f"missing {key!r}")
+    if not isinstance(merged["game"], str):
+        raise SpecError(f"game={merged['game']!r}: expected a game name")
+    seats = raw.get("seat", raw.get("policy", defaults.get("seat", defaults.get("policy"))))
+    if "seat" in raw and "policy" in raw:
+        raise SpecError("give either policy or [[arm.seat]] tables, not both")
+    if "deck" in merged:
+        data.setdefault("deck", merged["deck"])
+    for key, value in data.items():
+        if not isinstance(value, str):
+            raise SpecError(f"data {key}={value!r}: expected a file path")
+        data[key] = base / value
+    return ArmSpec.make(merged["game"], merged["players"], rules, seats,
+                        name=raw.get("name", f"arm{number}"), data=data)
+
+
+def _report_options(table) -> tuple[tuple[str, Any], ...]:
+    table = _table("[report]", table)
+    _no_unknown("[report]", table, set(REPORT_KEYS))
+    options = []
+    for key, value in sorted(table.items()):
+        kind = REPORT_KEYS[key]
+        if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1:
+            options.append((key, float(value)))
+        elif kind is str and value in ("holm", "bh"):
+            options.append((key, value))
+        else:
+            expected = "a share between 0 and 1 (0.01 = one point)" if kind is float else '"holm" or "bh"'
+            raise SpecError(f"[report] {key}={value!r}: expected {expected}")
+    return tuple(options)
+
+
+def _table(where: str, value) -> dict:
+    if not isinstance(value, dict):
+        raise SpecError(f"{where} must be a table, not {value!r}")
+    return value
 
 
 def _no_unknown(where: str, table: dict, allowed: set[str]) -> None:

@@ -223,3 +223,6 @@ def john_knut_section(ctx: Context) -> list[Section]:
         heavy.notes = [NOTES[2]]
         out.append(heavy)
     return out
+
+
+SECTIONS = (john_knut_section,)

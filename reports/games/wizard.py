@@ -658,3 +658,6 @@ def wizard_section(ctx: Context) -> Section | None:
     if hook:
         sec.children.append(hook)
     return sec
+
+
+SECTIONS = (wizard_section,)

@@ -47,10 +47,11 @@ def default_outcomes(ctx: Context) -> tuple[Measure, ...]:
 
 
 def measures(ctx: Context) -> list[Measure]:
-    """Core measures then the game's own outcome measures (reports.registry.OUTCOMES)."""
-    from reports.registry import OUTCOMES
+    """Core measures then the game's own outcome measures (its report plug-in's OUTCOMES)."""
+    from reports.registry import outcomes
 
-    return core_measures(ctx) + list(OUTCOMES.get(ctx.game, default_outcomes(ctx)))
+    own = outcomes(ctx.game)
+    return core_measures(ctx) + list(default_outcomes(ctx) if own is None else own)
 
 
 def comparisons(ctx: Context, pairs: list[Pair]) -> dict[str, list[Comparison]]:

@@ -1,95 +1,31 @@
 """Knutten: registry entry, deck data, and the thin layer that drives kernels/knutten."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
+from sim.contract import GameRunner
 from sim.errors import SpecError
-from sim.games._batch import build_table, policy_ids, raise_on_error, rule_array
-from sim.registry import Column, Game, PolicyInfo, RuleParam
+from sim.params import BoolParam, ChoiceParam, IntParam
+from sim.registry import Column, DataInput, Game, Policy, Score
+from sim.spec import parse_toml_text
 
 # Kind codes of deck rows; they match kernels/knutten/enums.py (K_VALUE, K_COPY, K_JOHN), which is
 # not imported here so that reading the registry compiles nothing.
 VALUE, COPY, JOHN = 0, 1, 2
 
 # The printed card list is not in the rules text: this default is a documented assumption
-# (RULINGS.md, Knutten). Rows are (kind, first value, second value, copies).
+# (docs/rules/knutten.md). Rows are (kind, first value, second value, copies).
 DEFAULT_DECK = (
     (VALUE, 1, 6, 4), (VALUE, 2, 7, 4), (VALUE, 3, 8, 4), (VALUE, 4, 9, 4),
     (VALUE, 5, 10, 4), (VALUE, 6, 11, 4), (VALUE, 1, 11, 4), (VALUE, 2, 9, 4),
     (VALUE, -10, -10, 5), (COPY, 0, 0, 4),
 )
 
-GAME = Game(
-    name="knutten",
-    title="Knutten",
-    version=1,
-    seed_file="003_6ca32ad491a8b230.txt",
-    min_players=2,
-    max_players=8,
-    has_deck=True,
-    rules=(
-        RuleParam("threshold", 31, 5, 200, "a swarm of this many knutten or more bites the player "
-                  "who made it", "seed: 'een zwerm maakt van 31 of meer knutten'; RULINGS (param)"),
-        RuleParam("hand_limit", 3, 1, 8, "cards in hand after every draw",
-                  "seed: '3 kaarten is ook je handlimiet'; RULINGS (param)"),
-        RuleParam("bites_to_end", 3, 1, 50, "the game ends when a player has this many bites",
-                  "seed: 'Heeft een speler drie knutten beten, dan stopt het spel'; RULINGS (param)"),
-        RuleParam("john_knut", 1, 0, 1, "the John Knut expansion card is shuffled in (5 counts 0 "
-                  "while it lies on the table)", "seed: 'Uitbreiding: John Knut'; RULINGS param "
-                  "john_knut, default on", boolean=True),
-        RuleParam("heavy_weather", 0, 0, 1, "'Zwaar knut weer': a bitten player takes swarm - "
-                  "(threshold - 1) bites and the game ends at heavy_bites_to_end",
-                  "seed: 'Variant: Zwaar knut weer!'; RULINGS param heavy_weather", boolean=True),
-        RuleParam("heavy_bites_to_end", 11, 1, 200, "bites that end a heavy-weather game",
-                  "seed: 'Als een speler 11 of meer beten heeft stopt het spel'; RULINGS (param)"),
-    ),
-    policies=(
-        PolicyInfo("cautious", 1, "keeps the swarm as low as it can; spends ?, -10 and a John "
-                   "discard only in an emergency; plays John when it bites an opponent; keeps pairs"),
-        PolicyInfo("random", 0, "uniform over legal cards and values, John targets and start players"),
-        PolicyInfo("trap", 2, "like cautious, but among safe plays leaves the swarm where the next "
-                   "player most likely holds nothing safe (estimated from unseen cards only)"),
-    ),
-    columns=(
-        Column("swarm_bites", "int16", "bites given for making the swarm reach the threshold"),
-        Column("wind_calls", "int16", "WIND calls (three identical cards in one hand)"),
-        Column("cannot_play", "int16", "times a player could not play (one bite each)"),
-        Column("reshuffles", "int16", "times the swarm became the new draw pile"),
-        Column("john_in_deck", "bool", "John Knut was shuffled in"),
-        Column("john_drawn_by", "int8", "first seat to draw John (-1: never drawn)"),
-        Column("john_draws", "int16", "times John was drawn (each round reshuffles it)"),
-        Column("john_played_by", "int8", "first seat to play John (-1: never played)"),
-        Column("john_played_turn", "int32", "turn number of that first play (-1: never)"),
-        Column("john_target", "int8", "seat John was laid before at its first play (-1: never)"),
-        Column("john_bites", "int16", "bites given by playing John"),
-        Column("john_plays", "int16", "times John was played"),
-        Column("john_discards", "int16", "times John was discarded by passing a turn"),
-        Column("john_discarded_turn", "int32", "turn number of the first discard (-1: never)"),
-    ),
-)
-SCORE = {"score": "bites", "higher_score_wins": False}
-
-_OUT_DTYPES = {"swarm_bites": np.int16, "wind_calls": np.int16, "cannot_play": np.int16,
-               "reshuffles": np.int16, "john_in_deck": np.bool_, "john_drawn_by": np.int8,
-               "john_draws": np.int16, "john_played_by": np.int8, "john_played_turn": np.int32,
-               "john_target": np.int8, "john_bites": np.int16, "john_plays": np.int16,
-               "john_discards": np.int16, "john_discarded_turn": np.int32}
-
-
 # ---------------------------------------------------------------------------------------- deck
 
-def load_deck(path: Path) -> tuple:
-    """Read a deck file: [[card]] tables with `values = [a, b]` (or [a]) and `copies`, or
-    `kind = "copy"` for a `?` card. John Knut is not listed: the john_knut rule adds it."""
-    from sim.spec import read_toml
-
-    data = read_toml(path, "deck file")
-    try:
-        return parse_deck(data)
-    except SpecError as exc:
-        raise SpecError(f"deck file {path}: {exc}") from None
+def load_deck_text(text: str) -> tuple:
+    """A deck file's text as design rows (kind, a, b, copies); SpecError names the problem."""
+    return parse_deck(parse_toml_text(text, "the deck"))
 
 
 def parse_deck(data: dict) -> tuple:
@@ -132,71 +68,113 @@ def parse_deck(data: dict) -> tuple:
     return tuple(rows)
 
 
-def deck_rows(arm) -> tuple:
-    return arm.deck if arm.deck is not None else DEFAULT_DECK
 
+# ------------------------------------------------------------------------------ registry entry
 
-def deck_arrays(arm) -> tuple[np.ndarray, np.ndarray]:
-    """(cards, designs) for the kernel: one row per card (kind, a, b, design) and per design
-    (kind, a, b, copies). John, when in play, is the last design and the last card."""
-    designs = list(deck_rows(arm))
-    if arm.rule_values["john_knut"]:
-        designs.append((JOHN, 0, 0, 1))
-    cards = [(kind, a, b, d) for d, (kind, a, b, copies) in enumerate(designs) for _ in range(copies)]
-    return np.array(cards, dtype=np.int64), np.array(designs, dtype=np.int64)
+START = ChoiceParam(
+    "start", "most_bites", ("most_bites", "fewest_bites", "next", "self", "random"),
+    "whom this player names as next start player after being bitten or calling WIND: the other "
+    "seat with the most (or fewest) bites, the next seat, itself, or a random seat",
+    "seed: 'De verliezende speler ... kiest wie de startspeler wordt' and (after WIND) 'kiest de "
+    "startspeler'; ruling: a player parameter (most bites, fewest bites, next seat, random)")
 
-
-def check_arm(arm) -> None:
-    rules = arm.rule_values
-    plain = sum(copies for *_, copies in deck_rows(arm))
-    need = arm.players * rules["hand_limit"] + 1
-    if plain < need:
-        raise SpecError(f"the deck has {plain} cards besides John; {arm.players} players with "
-                        f"hand_limit={rules['hand_limit']} need at least {need} (a full deal and "
-                        "one card to play on)")
-    if rules["heavy_weather"] and rules["heavy_bites_to_end"] < 2:
-        raise SpecError("heavy_bites_to_end must be at least 2")
+GAME = Game(
+    name="knutten",
+    title="Knutten",
+    version=2,
+    min_players=2,
+    max_players=8,
+    rules=(
+        IntParam("threshold", 31, 5, 200, "a swarm of this many knutten or more bites the player "
+                 "who made it", "seed: 'een zwerm maakt van 31 of meer knutten'; ruling (param)"),
+        IntParam("hand_limit", 3, 1, 8, "cards in hand after every draw",
+                 "seed: '3 kaarten is ook je handlimiet'; ruling (param)"),
+        IntParam("bites_to_end", 3, 1, 50, "the game ends when a player has this many bites",
+                 "seed: 'Heeft een speler drie knutten beten, dan stopt het spel'; ruling (param)"),
+        BoolParam("john_knut", True, "the John Knut expansion card is shuffled in (5 counts 0 "
+                  "while it lies on the table)", "seed: 'Uitbreiding: John Knut'; ruling: "
+                  "default on"),
+        BoolParam("heavy_weather", False, "'Zwaar knut weer': a bitten player takes swarm - "
+                  "(threshold - 1) bites and the game ends at heavy_bites_to_end",
+                  "seed: 'Variant: Zwaar knut weer!'; ruling: default off"),
+        IntParam("heavy_bites_to_end", 11, 1, 200, "bites that end a heavy-weather game",
+                 "seed: 'Als een speler 11 of meer beten heeft stopt het spel'; ruling (param)"),
+        ChoiceParam("stuck_empty_pile", "bite", ("bite", "wait"), "a player who cannot play "
+                    "while the draw pile is empty: takes the cannot-play bite (bite), or is "
+                    "skipped until nobody can play and the swarm becomes the new pile (wait)",
+                    "seed: 'wordt er doorgespeeld totdat alle spelers geen kaarten meer hebben of "
+                    "geen kaarten meer kunnen spelen'; ruling: both readings, default bite"),
+    ),
+    policies=(
+        Policy("cautious", 1, "keeps the swarm as low as it can; spends ?, -10 and a John discard "
+               "only in an emergency; plays John when it bites an opponent; keeps pairs",
+               params=(START,)),
+        Policy("random", 0, "uniform over legal cards and values, John targets and start players"),
+        Policy("trap", 2, "like cautious, but among safe plays leaves the swarm where the next "
+               "player most likely holds nothing safe (estimated from unseen cards only)",
+               params=(START,)),
+    ),
+    columns=(
+        Column("swarm_bites", "int16", "bites given for making the swarm reach the threshold"),
+        Column("wind_calls", "int16", "WIND calls (three identical cards in one hand)"),
+        Column("cannot_play", "int16", "times a player could not play (one bite each)"),
+        Column("reshuffles", "int16", "times the swarm became the new draw pile"),
+        Column("john_in_deck", "bool", "John Knut was shuffled in"),
+        Column("john_drawn_by", "int8", "first seat to draw John (-1: never drawn)"),
+        Column("john_draws", "int16", "times John was drawn (each round reshuffles it)"),
+        Column("john_played_by", "int8", "first seat to play John (-1: never played)"),
+        Column("john_played_turn", "int32", "turn number of that first play (-1: never)"),
+        Column("john_target", "int8", "seat John was laid before at its first play (-1: never)"),
+        Column("john_bites", "int16", "bites given by playing John"),
+        Column("john_plays", "int16", "times John was played"),
+        Column("john_discards", "int16", "times John was discarded by passing a turn"),
+        Column("john_discarded_turn", "int32", "turn number of the first discard (-1: never)"),
+    ),
+    score=Score("bites", higher_wins=False),
+    max_turns=1_000_000,
+    data=(DataInput("deck", "the card list: [[card]] tables with values = [a, b] (or [a]) and "
+                    "copies, or kind = \"copy\" for a ? card; John Knut is added by the john_knut "
+                    "rule", load_deck_text,
+                    DEFAULT_DECK, example="examples/small-deck.toml"),),
+)
 
 
 # ------------------------------------------------------------------------------------- running
 
-def _run(arm, seed: int, start: int, count: int, checked: bool, trace: bool = False):
-    from kernels.knutten.enums import O_N, RULE_ORDER
-    from kernels.knutten.play_nb import play_games_nb
-    from kernels.knutten.table_nb import new_table
-
-    cards, designs = deck_arrays(arm)
-    table = new_table(cards, designs, rule_array(arm, RULE_ORDER), policy_ids(arm), trace)
-    out = np.zeros((O_N, count), dtype=np.int64)  # one row per record field
-    score = np.zeros((count, arm.players), dtype=np.int64)
-    status, failed, n_events = play_games_nb(np.int64(seed), np.int64(start), np.int64(count),
-                                             table, checked, out, score)
-    raise_on_error(status, failed, _ERRORS, arm)
-    return out, score, table[0]["events"][:n_events], cards
+def deck_arrays(rows) -> tuple[np.ndarray, np.ndarray]:
+    """(cards, designs) for the kernel: one row per card (kind, a, b, design) and per design
+    (kind, a, b, copies)."""
+    cards = [(kind, a, b, d) for d, (kind, a, b, copies) in enumerate(rows) for _ in range(copies)]
+    return np.array(cards, dtype=np.int64).reshape(-1, 4), np.array(rows, dtype=np.int64).reshape(-1, 4)
 
 
-_ERRORS = {1: "a policy chose an illegal move", 2: "a card was lost or duplicated",
-           3: "the game did not end within the turn limit"}
+class KnuttenRunner(GameRunner):
+    game = GAME
+    kernel_module = "kernels.knutten.play_nb"
+    enums_module = "kernels.knutten.enums"
+    trace_rows = 16384
+
+    def check_arm(self, arm) -> None:
+        rules = arm.rule_values
+        plain = sum(copies for *_, copies in arm.data_value("deck"))
+        need = arm.players * rules["hand_limit"] + 1
+        if plain < need:
+            raise SpecError(f"the deck has {plain} cards besides John; {arm.players} players with "
+                            f"hand_limit={rules['hand_limit']} need at least {need} (a full deal "
+                            "and one card to play on)")
+        if rules["heavy_weather"] and rules["heavy_bites_to_end"] < 2:
+            raise SpecError("heavy_bites_to_end must be at least 2")
+
+    def data_arrays(self, arm) -> tuple:
+        """The plain deck: the kernel adds John as the last design and card when john_knut is on."""
+        return deck_arrays(arm.data_value("deck"))
+
+    def render_trace(self, arm, seed, index, rows, record) -> str:
+        from sim.games.knutten_trace import render
+
+        designs = list(arm.data_value("deck")) + ([(JOHN, 0, 0, 1)] if arm.rule_values["john_knut"] else [])
+        cards, _ = deck_arrays(designs)
+        return render(arm, seed, index, rows, cards, record["score"][:arm.players])
 
 
-def play_batch(arm, seed: int, start: int, count: int, checked: bool = False):
-    from kernels.knutten import enums as e
-
-    out, score, _, _ = _run(arm, seed, start, count, checked)
-    extra = {}
-    for column in GAME.columns:
-        code = getattr(e, "O_" + _OUT_NAMES.get(column.name, column.name).upper())
-        extra[column.name] = out[code].astype(_OUT_DTYPES[column.name])
-    return build_table(arm, start, out[e.O_WINNER_MASK], out[e.O_TURNS], out[e.O_ROUNDS],
-                       score, extra)
-
-
-# Column names whose record index is spelled differently in the enums.
-_OUT_NAMES = {"wind_calls": "wind", "cannot_play": "cannot"}
-
-
-def trace_game(arm, seed: int, index: int) -> str:
-    from sim.games.knutten_trace import render
-
-    _, score, events, cards = _run(arm, seed, index, 1, True, trace=True)
-    return render(arm, seed, index, events, cards, score[0])
+RUNNER = KnuttenRunner()
