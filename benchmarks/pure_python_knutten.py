@@ -3,7 +3,7 @@
 kernels' speed-up is measured, not claimed.
 
 It plays the same game as kernels/knutten with every seat on the `random` policy (rules: the seed
-text 003_6ca32ad491a8b230.txt and /work/shared/RULINGS.md, deck: sim/games/knutten.DEFAULT_DECK):
+rules as docs/rules/knutten.md describes them, deck: sim/games/knutten.DEFAULT_DECK):
 
 - a turn plays one hand card, choosing one of its values; a value that takes the swarm below 0 is
   not allowed; `?` copies the next real card's value (chained `?`s all copy it); John Knut is

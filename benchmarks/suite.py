@@ -2,7 +2,7 @@
 pipeline, each figure also relative to a calibration kernel measured in the same run.
 
 Cases (G = game, P = policy; every seat plays P; 4 seats, default rules and deck, except that
-Knutten runs with John Knut off, as issue 2 asks):
+Knutten runs with John Knut off, the set-up its speed targets are stated for):
 
   G/P/kernel                   games per CPU-second of one core: the jitted kernel alone, median
                                of several repeats of the same games after a warm-up call
@@ -155,17 +155,12 @@ def bench_arm(game: str, policy: str):
 
 
 def kernel_call(game: str):
-    """(function(arm, count) playing games 0..count-1 with the bare kernel, its name). Knutten and
-    Wizard have a `_run` that returns the kernel's arrays; any other game falls back to
-    play_batch (kernel + Arrow table)."""
+    """(function(arm, count) playing games 0..count-1 with the bare kernel, its name): the
+    runner's benchmark entry point (sim.contract.GameRunner.bench_call: no Arrow, no files)."""
     from sim.registry import get_game
 
     runner = get_game(game).runner()
-    if game == "knutten" and hasattr(runner, "_run"):
-        return (lambda arm, count: runner._run(arm, SEED, 0, count, False)), "sim.games.knutten._run"
-    if game == "wizard" and hasattr(runner, "_run"):
-        return (lambda arm, count: runner._run(arm, SEED, 0, count, False, 0)), "sim.games.wizard._run"
-    return (lambda arm, count: runner.play_batch(arm, SEED, 0, count)), f"sim.games.{game}.play_batch"
+    return (lambda arm, count: runner.bench_call(arm, SEED)(count)), f"{runner.kernel_module}.play_games_nb"
 
 
 def batch_call(game: str):

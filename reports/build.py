@@ -8,7 +8,7 @@ from reports import render, text
 from reports.context import Context
 from reports.dataset import Dataset, ReportError
 from reports.model import Section, Table
-from reports.registry import sections
+from reports.registry import sections as plugin_sections
 from reports.sections import GENERIC
 from reports.sections.first_player import seat_stats
 
@@ -26,7 +26,7 @@ def build_sections(dataset: Dataset) -> tuple[list[Section], dict[str, int]]:
     for game in dataset.game_names:
         ctx = Context(dataset, game)
         games.update({name: st.games for name, st in seat_stats(ctx).items()})
-        for make in (*GENERIC, *sections(game)):
+        for make in (*GENERIC, *plugin_sections(game)):
             sections += _as_list(make(ctx))
     return sections, games
 

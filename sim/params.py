@@ -45,7 +45,11 @@ class Param:
         if self.kind in ("int", "float") and not (self.lo is not None and self.hi is not None
                                                    and self.lo <= self.hi):
             raise ValueError(f"parameter {self.name}: bounds {self.lo}..{self.hi}")
-        if self.parse(self.default) != self.default:
+        try:
+            canonical = self.parse(self.default) == self.default
+        except SpecError as exc:
+            raise ValueError(f"parameter {self.name}: default {self.default!r}: {exc}") from None
+        if not canonical:
             raise ValueError(f"parameter {self.name}: default {self.default!r} is not canonical")
 
     # ------------------------------------------------------------------------------ values
