@@ -55,7 +55,7 @@ GAME = Game(
         Column("bid_total", "list<int16>", "sum of each seat's bids over the game", "seats"),
     ),
     score=Score("points", higher_wins=True),
-    max_turns=1000,
+    max_turns=710,  # kernels/wizard/enums.MAX_TURNS: bids, cards and trump choices of the longest game
 )
 
 
