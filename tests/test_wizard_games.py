@@ -131,7 +131,7 @@ def test_turned_card_statistics(n):
 def test_card_in_hand_statistics():
     """A given card is in a given seat's hand with probability r/60, and a seat holds no Wizard
     with probability C(56, r)/C(60, r)."""
-    from kernels.rng_nb import game_stream_nb
+    from kernels.rng_nb import deal_stream_nb
     from kernels.wizard.rules_nb import deal_nb
 
     rng = np.zeros(1, dtype=np.uint64)
@@ -140,7 +140,7 @@ def test_card_in_hand_statistics():
     trials, n, r = 6000, 4, 7
     has_ace, no_wizard, jester_turned, jester_turned_cond, cond = 0, 0, 0, 0, 0
     for i in range(trials):
-        rng[0] = game_stream_nb(SEED, i)
+        rng[0] = deal_stream_nb(SEED, i, r - 1)
         top = deal_nb(rng, deck, n, r, hands)
         h0 = int(hands[0])
         has_ace += h0 >> 12 & 1  # ace of hearts in seat 0
@@ -163,15 +163,26 @@ def golden_arm():
     return ArmSpec.make("wizard", 4, {}, "heuristic,random,sampler,heuristic")
 
 
-def test_golden_trace():
-    text = wizard.trace_game(golden_arm(), 7, 3)
+# (file, arm, seed, game): the full default game, and a short game with every variant on (a Wizard
+# turned in round 1, a Jester in round 2, the hook rule, strict_void, no trump in the last round)
+GOLDENS = [
+    (GOLDEN, golden_arm, 7, 3),
+    (GOLDEN.with_name("wizard_3p_variants_seed7_game39.txt"),
+     lambda: ArmSpec.make("wizard", 3, {"rounds": 4, "hook_rule": 1, "strict_void": 1,
+                                        "final_no_trump": 1}, "random,sampler,heuristic"), 7, 39),
+]
+
+
+@pytest.mark.parametrize("path,make_arm,seed,index", GOLDENS, ids=[g[0].stem for g in GOLDENS])
+def test_golden_trace(path, make_arm, seed, index):
+    text = wizard.trace_game(make_arm(), seed, index)
     if os.environ.get("KAARTLAB_REGEN_GOLDEN"):
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_text(text)
-    expected = GOLDEN.read_text().splitlines()
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    expected = path.read_text().splitlines()
     got = text.splitlines()
     for number, (want, have) in enumerate(zip(expected, got), 1):
-        assert have == want, f"{GOLDEN.name} line {number}"
+        assert have == want, f"{path.name} line {number}"
     assert len(got) == len(expected)
 
 
@@ -194,7 +205,7 @@ def test_checked_mode_catches_an_illegal_card(monkeypatch):
     arm = ArmSpec.make("wizard", 4, {}, "heuristic")
     monkeypatch.setattr(wizard, "policy_ids",
                         lambda arm: np.array([E.P_BROKEN, 1, 1, 1], dtype=np.int64))
-    with pytest.raises(KernelError, match=r"wizard arm 'main', game 1\d\d: a policy played an illegal card"):
+    with pytest.raises(KernelError, match=r"wizard arm 'main', game 1\d\d: a policy chose an illegal move"):
         wizard.play_batch(arm, SEED, 100, 50, checked=True)
     wizard.play_batch(arm, SEED, 100, 50, checked=False)  # unchecked, nobody notices
 

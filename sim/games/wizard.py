@@ -8,14 +8,15 @@ from sim.errors import SpecError
 from sim.games._batch import build_table, policy_ids, raise_on_error, rule_array, seat_lists
 from sim.registry import Column, Game, PolicyInfo, RuleParam
 
-# Kernel rule order: kernels/wizard/enums.py R_ROUNDS, R_HOOK_RULE, R_FINAL_NO_TRUMP, R_STRICT_VOID.
+# Kernel rule order: kernels/wizard/enums.py RULE_I_ORDER (R_ROUNDS, R_HOOK_RULE, R_FINAL_NO_TRUMP,
+# R_STRICT_VOID), repeated here so that reading the registry imports no kernel module.
 RULE_ORDER = ("rounds", "hook_rule", "final_no_trump", "strict_void")
 TRACE_ROWS = 8192
 
 GAME = Game(
     name="wizard",
     title="Wizard",
-    version=1,
+    version=2,
     seed_file="002_3247bc1bbdcc34e8.txt",
     min_players=3,
     max_players=6,
@@ -61,16 +62,6 @@ GAME = Game(
 )
 SCORE = {"score": "points", "higher_score_wins": True}
 
-# kernel status (kernels/wizard/enums.py ERR_*) -> message
-_ERRORS = {"ERR_CARDS_LOST": "a card was lost or duplicated",
-           "ERR_ILLEGAL_CARD": "a policy played an illegal card",
-           "ERR_ILLEGAL_BID": "a policy made an illegal bid",
-           "ERR_TRICK_SUM": "a round's tricks do not add up to its size",
-           "ERR_TRACE_FULL": "the trace buffer overflowed",
-           "ERR_BAD_ARGS": "bad kernel arguments (players, rounds, policies or array shapes)",
-           "ERR_ILLEGAL_TRUMP": "a policy chose an illegal trump suit"}
-
-
 def rounds_of(arm) -> int:
     r = arm.rule_values["rounds"]
     return r if r else 60 // arm.players
@@ -85,127 +76,44 @@ def check_arm(arm) -> None:
 
 
 def _run(arm, seed: int, start: int, count: int, checked: bool, trace_rows: int):
-    from kernels.wizard import enums
-    from kernels.wizard.enums import N_OUT_GAME, N_OUT_SEAT, TRACE_WIDTH
-    from kernels.wizard.play_nb import play_games_nb, policy_workspace
+    """(out records (kernels/wizard/enums.py OUT_DTYPE), trace rows written or None)."""
+    from kernels.status import MESSAGES
+    from kernels.wizard.enums import OUT_DTYPE, TRACE_WIDTH
+    from kernels.wizard.play_nb import play_games_nb
 
-    n, rounds = arm.players, rounds_of(arm)
-    pols = policy_ids(arm)
-    out = {
-        "game": np.zeros((count, N_OUT_GAME), dtype=np.int32),
-        "seat": np.zeros((count, n, N_OUT_SEAT), dtype=np.int32),
-        "bids": np.zeros((count, rounds * n), dtype=np.int8),
-        "tricks": np.zeros((count, rounds * n), dtype=np.int8),
-        "turned": np.zeros((count, rounds), dtype=np.int8),
-        "trump": np.zeros((count, rounds), dtype=np.int8),
-    }
-    trace = np.zeros((trace_rows, TRACE_WIDTH), dtype=np.int32)
-    ws_i, ws_h = policy_workspace(pols)
-    status, failed = play_games_nb(np.int64(seed), np.int64(start), np.int64(count), np.int64(n),
-                                   rule_array(arm, RULE_ORDER), pols, bool(checked), trace,
-                                   out["game"], out["seat"], out["bids"], out["tricks"],
-                                   out["turned"], out["trump"], ws_i, ws_h)
-    raise_on_error(status, failed, {getattr(enums, k): v for k, v in _ERRORS.items()}, arm)
-    return out, trace
+    n = arm.players
+    out = np.zeros(count, dtype=OUT_DTYPE)
+    trace = np.zeros((trace_rows, TRACE_WIDTH), dtype=np.int32) if trace_rows else None
+    status, failed, rows = play_games_nb(
+        np.int64(seed), np.int64(start), np.int64(count), rule_array(arm, RULE_ORDER),
+        np.zeros(0, dtype=np.float64), policy_ids(arm), np.zeros((n, 0), dtype=np.int64),
+        np.zeros((n, 0), dtype=np.float64), (), out, trace, bool(checked))
+    raise_on_error(status, failed, MESSAGES, arm)
+    return out, (trace[:rows] if trace is not None else None)
 
 
 def play_batch(arm, seed: int, start: int, count: int, checked: bool = False) -> pa.Table:
-    from kernels.wizard import enums as e
-
     out, _ = _run(arm, seed, start, count, checked, 0)
-    g, s = out["game"], out["seat"]
+    n, rounds = arm.players, rounds_of(arm)
     extra = {  # seat_lists turns any (games, k) array into one list of k per game
-        "round_bids": seat_lists(out["bids"], np.int8),
-        "round_tricks": seat_lists(out["tricks"], np.int8),
-        "round_turned": seat_lists(out["turned"], np.int8),
-        "round_trump": seat_lists(out["trump"], np.int8),
-        "exact_bids": seat_lists(s[:, :, e.S_EXACT], np.int8),
-        "tricks": seat_lists(s[:, :, e.S_TRICKS], np.int16),
-        "points_lost": seat_lists(s[:, :, e.S_LOST], np.int32),
-        "bid_total": seat_lists(s[:, :, e.S_BID_SUM], np.int16),
+        "round_bids": seat_lists(out["round_bids"][:, :rounds * n], np.int8),
+        "round_tricks": seat_lists(out["round_tricks"][:, :rounds * n], np.int8),
+        "round_turned": seat_lists(out["round_turned"][:, :rounds], np.int8),
+        "round_trump": seat_lists(out["round_trump"][:, :rounds], np.int8),
+        "exact_bids": seat_lists(out["exact_bids"][:, :n], np.int8),
+        "tricks": seat_lists(out["tricks"][:, :n], np.int16),
+        "points_lost": seat_lists(out["points_lost"][:, :n], np.int32),
+        "bid_total": seat_lists(out["bid_total"][:, :n], np.int16),
     }
-    return build_table(arm, start, g[:, e.O_WINNER_MASK], g[:, e.O_TURNS], g[:, e.O_ROUNDS],
-                       s[:, :, e.S_SCORE], extra)
+    return build_table(arm, start, out["winner_mask"], out["turns"], out["rounds"],
+                       out["score"][:, :n], extra)
 
 
 # ------------------------------------------------------------------------------------- tracing
 
-SUIT_NAMES = ("hearts", "diamonds", "clubs", "spades")
-SUIT_LETTERS = "HDCS"
-RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-
-
-def card_name(card: int) -> str:
-    """'QS' (queen of spades), '10H', 'Wizard', 'Jester'."""
-    if card >= 56:
-        return "Jester"
-    if card >= 52:
-        return "Wizard"
-    return RANK_NAMES[card % 13] + SUIT_LETTERS[card // 13]
-
-
-def _sort_key(card: int):
-    return (card // 13, -(card % 13)) if card < 52 else (-1 if card < 56 else 9, card)
-
-
 def trace_game(arm, seed: int, index: int) -> str:
-    """The game as a player would follow it: deals, trump, bids, every card, tricks, scores."""
+    """The game as a player would follow it (sim/games/wizard_trace.py renders the events)."""
+    from sim.games.wizard_trace import render
+
     _, trace = _run(arm, seed, index, 1, True, TRACE_ROWS)
-    return render_trace(arm, seed, index, trace)
-
-
-def render_trace(arm, seed: int, index: int, trace: np.ndarray) -> str:
-    from kernels.wizard import enums as e
-
-    n = arm.players
-    lines = [f"Wizard, game {index} of seed {seed}: {arm.describe()}",
-             "Seat 0 bids and leads first; cards are rank + suit (H hearts, D diamonds, C clubs, "
-             "S spades), 2 low .. A high; Wizards beat everything, Jesters lose to everything."]
-    hands: dict[int, list[int]] = {}
-    bids = [0] * n
-    trick_cards: list[str] = []
-    for code, seat, card, value, extra in trace.tolist():
-        if code == e.EV_END:
-            break
-        if code == e.EV_GAME:
-            lines.append(f"{value} players, {extra} rounds; policies: {', '.join(arm.policies)}")
-        elif code == e.EV_ROUND:
-            hands = {s: [] for s in range(n)}
-            lines.append("")
-            lines.append(f"Round {value}: seat {seat} deals {extra} card{'s' if extra > 1 else ''} each")
-        elif code == e.EV_DEAL:
-            hands[seat].append(card)
-        elif code == e.EV_TURN:
-            for s in range(n):
-                cards = " ".join(card_name(c) for c in sorted(hands[s], key=_sort_key))
-                lines.append(f"  seat {s} holds {cards}")
-            if card < 0 and value == 1:
-                lines.append("  no card is turned: the last round is played without trump")
-            elif card < 0:
-                lines.append("  no card is left to turn")
-            else:
-                lines.append(f"  turned card: {card_name(card)}")
-        elif code == e.EV_TRUMP:
-            if value == e.NO_TRUMP:
-                lines.append("  no trump this round")
-            elif seat >= 0:
-                lines.append(f"  trump: {SUIT_NAMES[value]} (chosen by the dealer, seat {seat})")
-            else:
-                lines.append(f"  trump: {SUIT_NAMES[value]}")
-        elif code == e.EV_BID:
-            bids[seat] = value
-            note = " (hook rule: bids may not add up to the tricks)" if extra else ""
-            lines.append(f"  seat {seat} bids {value}{note}")
-        elif code == e.EV_PLAY:
-            if extra == 0:
-                trick_cards = []
-            trick_cards.append(f"seat {seat} {card_name(card)}")
-        elif code == e.EV_TRICK:
-            lines.append(f"  trick {value}: {', '.join(trick_cards)} -> seat {seat} wins "
-                         f"({extra} trick{'s' if extra != 1 else ''})")
-        elif code == e.EV_SCORE:
-            lines.append(f"  seat {seat} bid {bids[seat]}, took {card}: {value:+d} points, total {extra}")
-        elif code == e.EV_WINNER:
-            lines.append("")
-            lines.append(f"Winner: seat {seat} with {value} points")
-    return "\n".join(lines) + "\n"
+    return render(arm, seed, index, trace)
