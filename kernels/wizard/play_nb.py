@@ -15,7 +15,7 @@ from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wizard.enums import (
     EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
-    EV_WINNER, LEAD_NONE, MAX_PLAYERS, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_POLICIES, N_RULES,
+    EV_WINNER, LEAD_NONE, MAX_PLAYERS, MAX_ROUNDS, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_POLICIES, N_RULES,
     P_RANDOM, P_SAMPLER, R_FINAL_NO_TRUMP, R_HOOK_RULE, R_ROUNDS, R_STRICT_VOID, TRACE_WIDTH,
 )
 from kernels.wizard.policies_nb import (
@@ -133,6 +133,7 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
     strict_void = rule_i[R_STRICT_VOID] != 0
 
     rng = np.zeros(1, dtype=np.uint64)  # the round's deal stream
+    deal_rng = np.zeros(MAX_ROUNDS, dtype=np.uint64)  # each round's deal stream, from its start
     seat_rng = np.zeros(MAX_PLAYERS, dtype=np.uint64)  # each seat's own stream
     deck = np.empty(N_CARDS, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
@@ -154,6 +155,11 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
         round_turned = rec["round_turned"]
         round_trump = rec["round_trump"]
         tr = tracing and k == 0
+        # Every stream of the game is started here, in one go: they are independent of each other, so
+        # the CPU overlaps their hashing; started one by one where each round begins, each would
+        # hold up its deal (that cost the random kernel ~10 %).
+        for rd in range(n_rounds):
+            deal_rng[rd] = deal_stream_nb(seed, g, rd)
         for s in range(n):
             seat_rng[s] = seat_stream_nb(seed, g, s)
             score[s] = 0
@@ -168,7 +174,7 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
         for rd in range(n_rounds):
             r = rd + 1
             leader = dealer + 1 if dealer + 1 < n else 0
-            rng[0] = deal_stream_nb(seed, g, rd)
+            rng[0] = deal_rng[rd]
             top = deal_nb(rng, deck, n, r, hands)
             undealt = FULL_MASK
             for s in range(n):
