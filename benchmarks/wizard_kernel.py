@@ -31,22 +31,17 @@ POLICY_IDS = {"random": 0, "heuristic": 1, "sampler": 2}  # kernels/wizard/enums
 
 def make_runner(players: int, policy: str, count: int, rounds: int = 0):
     from kernels.wizard import enums as e
-    from kernels.wizard.play_nb import play_games_nb, policy_workspace
+    from kernels.wizard.play_nb import play_games_nb
 
     n = players
-    n_rounds = rounds or 60 // n
-    rules = np.zeros(e.N_RULES, dtype=np.int64)
-    rules[e.R_ROUNDS] = rounds
+    rule_i = np.zeros(len(e.RULE_I_ORDER), dtype=np.int64)
+    rule_i[e.R_ROUNDS] = rounds
     policies = np.full(n, POLICY_IDS[policy], dtype=np.int64)
-    ws_i, ws_h = policy_workspace(policies)
-    out = (np.zeros((count, e.N_OUT_GAME), np.int32), np.zeros((count, n, e.N_OUT_SEAT), np.int32),
-           np.zeros((count, n_rounds * n), np.int8), np.zeros((count, n_rounds * n), np.int8),
-           np.zeros((count, n_rounds), np.int8), np.zeros((count, n_rounds), np.int8))
-    trace = np.zeros((0, e.TRACE_WIDTH), dtype=np.int32)
+    args = (rule_i, np.zeros(0, np.float64), policies, np.zeros((n, 0), np.int64),
+            np.zeros((n, 0), np.float64), (), np.zeros(count, dtype=e.OUT_DTYPE), None, False)
 
     def run(start: int, games: int):
-        status, failed = play_games_nb(np.int64(12345), np.int64(start), np.int64(games),
-                                       np.int64(n), rules, policies, False, trace, *out, ws_i, ws_h)
+        status, failed, _ = play_games_nb(np.int64(12345), np.int64(start), np.int64(games), *args)
         if status != 0:
             raise RuntimeError(f"kernel status {status} at game {failed}")
 

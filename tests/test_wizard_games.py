@@ -13,7 +13,6 @@ from sim.errors import SpecError
 from sim.games import wizard
 from sim.spec import ArmSpec
 
-GOLDEN = Path(__file__).parent / "golden" / "wizard_4p_seed7_game3.txt"
 SEED = 20240601
 
 
@@ -62,7 +61,7 @@ def check_table(arm, table, count):
 @pytest.mark.parametrize("policy,count", [("random", 1000), ("heuristic", 1000), ("sampler", 250)])
 def test_conformance_checked(n, policy, count):
     arm = ArmSpec.make("wizard", n, {}, policy)
-    table = wizard.play_batch(arm, SEED, 0, count, checked=True)
+    table = wizard.RUNNER.play_batch(arm, SEED, 0, count, checked=True)
     check_table(arm, table, count)
 
 
@@ -70,7 +69,7 @@ def test_conformance_checked(n, policy, count):
                                    {"rounds": 5, "final_no_trump": True}])
 def test_conformance_variants(rules):
     arm = ArmSpec.make("wizard", 4, rules, "heuristic,random,sampler,heuristic")
-    table = wizard.play_batch(arm, SEED, 0, 150, checked=True)
+    table = wizard.RUNNER.play_batch(arm, SEED, 0, 150, checked=True)
     check_table(arm, table, 150)
     if rules.get("final_no_trump"):
         assert set(arrays(table, "round_trump", 5)[:, -1]) == {4}
@@ -87,20 +86,20 @@ def test_rounds_limit_is_checked():
 
 def test_batches_and_policies_do_not_change_games():
     arm = ArmSpec.make("wizard", 5, {}, "heuristic,random,heuristic,random,heuristic")
-    whole = wizard.play_batch(arm, SEED, 0, 90)
-    parts = [wizard.play_batch(arm, SEED, a, b - a) for a, b in ((0, 31), (31, 32), (32, 90))]
+    whole = wizard.RUNNER.play_batch(arm, SEED, 0, 90)
+    parts = [wizard.RUNNER.play_batch(arm, SEED, a, b - a) for a, b in ((0, 31), (31, 32), (32, 90))]
     for name in ("score", "round_bids", "round_tricks", "round_turned"):
         assert whole[name].to_pylist() == sum((p[name].to_pylist() for p in parts), [])
     # the deal stream does not depend on the players: the same game index turns the same cards
-    other = wizard.play_batch(ArmSpec.make("wizard", 5, {"hook_rule": 1}, "random"), SEED, 0, 90)
+    other = wizard.RUNNER.play_batch(ArmSpec.make("wizard", 5, {"hook_rule": 1}, "random"), SEED, 0, 90)
     assert whole["round_turned"].to_pylist() == other["round_turned"].to_pylist()
 
 
 def test_stronger_players_win_more():
-    table = wizard.play_batch(ArmSpec.make("wizard", 4, {}, "heuristic,random,random,random"),
+    table = wizard.RUNNER.play_batch(ArmSpec.make("wizard", 4, {}, "heuristic,random,random,random"),
                               SEED, 0, 300)
     assert np.mean([m & 1 for m in table["winner_mask"].to_pylist()]) > 0.9
-    table = wizard.play_batch(ArmSpec.make("wizard", 4, {}, "sampler,heuristic,heuristic,heuristic"),
+    table = wizard.RUNNER.play_batch(ArmSpec.make("wizard", 4, {}, "sampler,heuristic,heuristic,heuristic"),
                               SEED, 0, 250)
     score = arrays(table, "score", 4)
     assert score[:, 0].mean() > score[:, 1:].mean()
@@ -118,7 +117,7 @@ def test_turned_card_statistics(n):
     """Round 1 turns the card below n dealt cards; over random deals every card is equally likely
     there, so P(Jester) = P(Wizard) = 4/60 whatever n; P(Jester | no Jester dealt) = 4/(60-n)."""
     games = 6000
-    table = wizard.play_batch(ArmSpec.make("wizard", n, {"rounds": 2}, "random"), SEED, 0, games)
+    table = wizard.RUNNER.play_batch(ArmSpec.make("wizard", n, {"rounds": 2}, "random"), SEED, 0, games)
     turned = arrays(table, "round_turned", 2)
     first = turned[:, 0]
     assert band(((first >= 56)).sum(), games, 4 / 60)
@@ -131,7 +130,7 @@ def test_turned_card_statistics(n):
 def test_card_in_hand_statistics():
     """A given card is in a given seat's hand with probability r/60, and a seat holds no Wizard
     with probability C(56, r)/C(60, r)."""
-    from kernels.rng_nb import game_stream_nb
+    from kernels.rng_nb import deal_stream_nb
     from kernels.wizard.rules_nb import deal_nb
 
     rng = np.zeros(1, dtype=np.uint64)
@@ -140,7 +139,7 @@ def test_card_in_hand_statistics():
     trials, n, r = 6000, 4, 7
     has_ace, no_wizard, jester_turned, jester_turned_cond, cond = 0, 0, 0, 0, 0
     for i in range(trials):
-        rng[0] = game_stream_nb(SEED, i)
+        rng[0] = deal_stream_nb(SEED, i, r - 1)
         top = deal_nb(rng, deck, n, r, hands)
         h0 = int(hands[0])
         has_ace += h0 >> 12 & 1  # ace of hearts in seat 0
@@ -163,22 +162,14 @@ def golden_arm():
     return ArmSpec.make("wizard", 4, {}, "heuristic,random,sampler,heuristic")
 
 
-def test_golden_trace():
-    text = wizard.trace_game(golden_arm(), 7, 3)
-    if os.environ.get("KAARTLAB_REGEN_GOLDEN"):
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_text(text)
-    expected = GOLDEN.read_text().splitlines()
-    got = text.splitlines()
-    for number, (want, have) in enumerate(zip(expected, got), 1):
-        assert have == want, f"{GOLDEN.name} line {number}"
-    assert len(got) == len(expected)
+# The golden traces (tests/golden/wizard_*.txt) replay in tests/test_conformance.py; this checks
+# that what the default game's trace says agrees with its row.
 
 
 def test_trace_matches_the_row():
     arm = golden_arm()
-    text = wizard.trace_game(arm, 7, 3)
-    row = wizard.play_batch(arm, 7, 3, 1).to_pylist()[0]
+    text = wizard.RUNNER.trace_game(arm, 7, 3)
+    row = wizard.RUNNER.play_batch(arm, 7, 3, 1).to_pylist()[0]
     winners = [s for s in range(4) if row["winner_mask"] >> s & 1]
     for s in winners:
         assert f"Winner: seat {s} with {row['score'][s]} points" in text
@@ -192,11 +183,12 @@ def test_checked_mode_catches_an_illegal_card(monkeypatch):
     from sim.errors import KernelError
 
     arm = ArmSpec.make("wizard", 4, {}, "heuristic")
-    monkeypatch.setattr(wizard, "policy_ids",
-                        lambda arm: np.array([E.P_BROKEN, 1, 1, 1], dtype=np.int64))
-    with pytest.raises(KernelError, match=r"wizard arm 'main', game 1\d\d: a policy played an illegal card"):
-        wizard.play_batch(arm, SEED, 100, 50, checked=True)
-    wizard.play_batch(arm, SEED, 100, 50, checked=False)  # unchecked, nobody notices
+    honest = wizard.RUNNER.kernel_inputs
+    monkeypatch.setattr(wizard.RUNNER, "kernel_inputs", lambda arm: honest(arm)._replace(
+        seat_policy=np.array([E.P_BROKEN, 1, 1, 1], dtype=np.int64)))
+    with pytest.raises(KernelError, match=r"wizard arm 'main', game 1\d\d: a policy chose an illegal move"):
+        wizard.RUNNER.play_batch(arm, SEED, 100, 50, checked=True)
+    wizard.RUNNER.play_batch(arm, SEED, 100, 50, checked=False)  # unchecked, nobody notices
 
 
 # ------------------------------------------------------------------------ differential: no JIT
@@ -206,7 +198,7 @@ from sim.spec import ArmSpec
 from sim.games import wizard
 n, rules, policies = json.loads(sys.argv[1])
 arm = ArmSpec.make("wizard", n, rules, policies)
-print(json.dumps(wizard.play_batch(arm, 99, 10, 3, checked=True).to_pylist()))
+print(json.dumps(wizard.RUNNER.play_batch(arm, 99, 10, 3, checked=True).to_pylist()))
 """
 
 
@@ -228,6 +220,6 @@ def test_kernel_matches_plain_python_execution(config):
                             cwd=Path(__file__).resolve().parents[1])
     assert result.returncode == 0, result.stderr[-2000:]
     plain = json.loads(result.stdout)
-    compiled = wizard.play_batch(ArmSpec.make("wizard", n, rules, policies), 99, 10, 3,
+    compiled = wizard.RUNNER.play_batch(ArmSpec.make("wizard", n, rules, policies), 99, 10, 3,
                                  checked=True).to_pylist()
     assert plain == compiled

@@ -1,5 +1,6 @@
-"""Wizard integer constants: card encoding, rule indices, policy ids, trace events, status codes,
-output column indices. Integers only, so the kernels stay nopython and cacheable.
+"""Wizard constants: card encoding, rule indices, policy ids, trace events, the output record.
+Integers (and one numpy record dtype), so the kernels stay nopython and cacheable. Status codes are
+the shared ones of kernels/status.py.
 
 Cards are 0..59, and a set of cards (a hand, the cards played) is a uint64 bitmask with bit c for
 card c:
@@ -7,6 +8,8 @@ card c:
     52..55  the four Wizards ("Tovenaars", the coloured jokers: always highest)
     56..59  the four Jesters ("Narren", the colourless jokers: always lowest)
 """
+
+import numpy as np
 
 N_CARDS = 60
 N_SUITS = 4
@@ -33,12 +36,16 @@ TV_LED = 100  # + rank
 TV_OTHER = 0
 TV_JESTER = 0
 
-# Rule parameter indices (order of the int64 `rules` array; same order as sim.games.wizard.RULE_ORDER)
+# Rule parameter indices: the order of the driver's int64 `rule_i` array, named by RULE_I_ORDER
 R_ROUNDS = 0  # 0 = all 60/n rounds, else play rounds 1..R
 R_HOOK_RULE = 1  # 1 = the dealer may not bid so that the bids add up to the round's tricks
 R_FINAL_NO_TRUMP = 2  # 1 = the last round of a shortened game is played without trump
 R_STRICT_VOID = 3  # 1 = a player who cannot follow must play a Wizard or Jester if holding one
 N_RULES = 4
+RULE_I_ORDER = ("rounds", "hook_rule", "final_no_trump", "strict_void")  # names of rule_i[R_*]
+RULE_F_ORDER = ()  # no float rule parameters
+SEAT_I_ORDER = ()  # no integer player parameters (seat_i is int64[players, 0])
+SEAT_F_ORDER = ()  # no float player parameters (seat_f is float64[players, 0])
 
 # Policy ids
 P_RANDOM = 0
@@ -65,26 +72,25 @@ EV_TRICK = 8  # seat wins the trick with card; value=trick number; extra=seat's 
 EV_SCORE = 9  # seat: value=points this round, extra=total; card=tricks taken
 EV_WINNER = 10  # seat is a winner; value=final score
 
-# Status codes returned by play_games_nb
-OK = 0
-ERR_CARDS_LOST = 1  # a card is not exactly once in hand/trick/played/undealt
-ERR_ILLEGAL_CARD = 2
-ERR_ILLEGAL_BID = 3
-ERR_TRICK_SUM = 4  # a round's tricks do not add up to its size
-ERR_TRACE_FULL = 5
-ERR_BAD_ARGS = 6  # player count, rounds, policy id or output shapes out of range
-ERR_ILLEGAL_TRUMP = 7
+# The most actions a game can take (a test checks it): a bid per seat and round (60 in all), a
+# card per seat and trick (3 seats x 210 tricks at most), a trump choice per round (20 at most)
+MAX_TURNS = 60 + 3 * (MAX_ROUNDS * (MAX_ROUNDS + 1) // 2) + MAX_ROUNDS  # 710
 
-# Per-game output columns (out_game[count, N_OUT_GAME], int32)
-O_WINNER_MASK = 0
-O_TURNS = 1  # actions: trump choices + bids + cards played
-O_ROUNDS = 2
-N_OUT_GAME = 3
-
-# Per-seat output columns (out_seat[count, n, N_OUT_SEAT], int32)
-S_SCORE = 0  # final points
-S_EXACT = 1  # rounds in which the bid was met exactly
-S_TRICKS = 2  # tricks taken in the whole game
-S_LOST = 3  # points lost (sum of the -10 per trick off, as a positive number)
-S_BID_SUM = 4  # sum of the seat's bids
-N_OUT_SEAT = 5
+# The per-game output record: field names are the Parquet column names. Common fields first, then
+# Wizard's; list columns are fixed-size subarrays whose used part the runner keeps (players,
+# rounds, or rounds*players entries, round-major); the kernel never writes the unused tails, so an
+# `out` made by np.zeros keeps them 0.
+OUT_DTYPE = np.dtype([
+    ("winner_mask", np.int32),  # bit s: seat s is a winner (ties share the win)
+    ("turns", np.int32),  # actions: trump choices + bids + cards played
+    ("rounds", np.int32),
+    ("score", np.int32, (MAX_PLAYERS,)),  # final points per seat
+    ("round_bids", np.int8, (N_CARDS,)),  # bid of seat s in round rd at rd*players + s
+    ("round_tricks", np.int8, (N_CARDS,)),  # tricks taken, same layout
+    ("round_turned", np.int8, (MAX_ROUNDS,)),  # card turned for trump per round, -1 none
+    ("round_trump", np.int8, (MAX_ROUNDS,)),  # trump suit per round 0..3, NO_TRUMP (4) none
+    ("exact_bids", np.int8, (MAX_PLAYERS,)),  # rounds in which the seat's bid was met exactly
+    ("tricks", np.int16, (MAX_PLAYERS,)),  # tricks taken in the whole game
+    ("points_lost", np.int32, (MAX_PLAYERS,)),  # points lost to missed bids (positive)
+    ("bid_total", np.int16, (MAX_PLAYERS,)),  # sum of the seat's bids
+], align=True)

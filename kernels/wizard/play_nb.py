@@ -1,23 +1,22 @@
-"""The Wizard driver: play games start .. start+count-1 of an arm into preallocated arrays.
+"""The Wizard driver: play games first .. first+count-1 of an arm into a preallocated record array.
 
-Two random streams per game, both functions of (seed, game index) only: the deal stream
-rng = game_stream_nb(seed, g) shuffles the deck (exactly n*r+1 draws per round, whatever the
-players do), and the policy stream (derived from it, one random word per decision) serves random
-players and seeds the sampler.
-So the same game index deals the same cards in every arm: common random numbers across policies
-and rule variants.
+Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
+- round r (0 = the first round) of game g is dealt from deal_stream_nb(seed, g, r) alone: the
+  cards of a round depend on (seed, g, r) only, never on the rules, the players or the play of
+  earlier rounds;
+- seat s's random choices (a random player's bids, cards and trump choice; the sampler's deals)
+  come from seat_stream_nb(seed, g, s): what one seat's player does never moves another seat's
+  random draws. The heuristic draws nothing.
 """
 import numpy as np
 
-from kernels.jit import kernel, njit
-from kernels.rng_nb import game_stream_nb, mix64_nb, next_word_nb
+from kernels.jit import ix, kernel, njit
+from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
+from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wizard.enums import (
-    ERR_BAD_ARGS, ERR_CARDS_LOST, ERR_ILLEGAL_BID, ERR_ILLEGAL_CARD, ERR_ILLEGAL_TRUMP,
-    ERR_TRACE_FULL, ERR_TRICK_SUM, EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE,
-    EV_TRICK, EV_TRUMP, EV_TURN, EV_WINNER, LEAD_NONE, MAX_PLAYERS, MIN_PLAYERS, N_CARDS,
-    N_OUT_GAME, N_OUT_SEAT, N_POLICIES, N_RULES, O_ROUNDS, O_TURNS, O_WINNER_MASK, OK, P_RANDOM,
-    P_SAMPLER, R_FINAL_NO_TRUMP, R_HOOK_RULE, R_ROUNDS, R_STRICT_VOID, S_BID_SUM, S_EXACT, S_LOST,
-    S_SCORE, S_TRICKS, TRACE_WIDTH,
+    EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
+    EV_WINNER, LEAD_NONE, MAX_PLAYERS, MAX_ROUNDS, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_POLICIES, N_RULES,
+    P_RANDOM, P_SAMPLER, R_FINAL_NO_TRUMP, R_HOOK_RULE, R_ROUNDS, R_STRICT_VOID, TRACE_WIDTH,
 )
 from kernels.wizard.policies_nb import (
     choose_bid_nb, choose_card_nb, choose_trump_nb, random_bid_nb, random_card_nb,
@@ -28,12 +27,16 @@ from kernels.wizard.rules_nb import (
     trump_of_turned_nb,
 )
 
-POLICY_SALT = np.uint64(0x5EED0F0071CA4D5)
+WS_I = 128  # int64 policy workspace (heuristic and sampler), see policies_nb.sampler_bid_nb
+WS_H = 16  # uint64 workspace (sampler)
 
 
 @njit
 def ev_nb(trace, tp, code, seat, card, value, extra):
-    """Append one trace row (kept only while it fits; the caller checks tp at the end)."""
+    """Append one trace row (kept only while it fits, one row kept for EV_END; the caller checks
+    tp at the end). A None trace (a batch) compiles to nothing."""
+    if trace is None:
+        return tp
     if tp < trace.shape[0] - 1:
         trace[tp, 0] = code
         trace[tp, 1] = seat
@@ -43,67 +46,95 @@ def ev_nb(trace, tp, code, seat, card, value, extra):
     return tp + 1
 
 
-def policy_workspace(policies):
-    """(ws_i, ws_h) for play_games_nb: ws_i int64[128] unless every seat is random, ws_h uint64[16]
-    when a seat uses the sampler; None otherwise (see policies_nb: None compiles a leaner kernel)."""
-    policies = np.asarray(policies)
-    ws_i = None if (policies == P_RANDOM).all() else np.zeros(128, dtype=np.int64)
-    ws_h = np.zeros(16, dtype=np.uint64) if (policies == P_SAMPLER).any() else None
-    return ws_i, ws_h
+@njit
+def traced_nb(trace):
+    """Whether this call traces (its first game): a constant once compiled."""
+    return trace is not None
 
 
 @njit
-def rounds_of_nb(n, rules):
-    """Rounds to play: rules[R_ROUNDS], 0 meaning all 60/n."""
-    r = rules[R_ROUNDS]
+def trace_full_nb(trace, tp):
+    """Whether the trace overflowed (its last row is kept for EV_END)."""
+    if trace is None:
+        return False
+    return tp >= trace.shape[0] - 1
+
+
+@njit
+def rounds_of_nb(n, rule_i):
+    """Rounds to play: rule_i[R_ROUNDS], 0 meaning all 60/n."""
+    r = rule_i[R_ROUNDS]
     return N_CARDS // n if r == 0 else r
 
 
-@kernel
-def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
-                  out_game, out_seat, out_bids, out_tricks, out_turned, out_trump, ws_i, ws_h):
-    """Play games start..start+count-1. Returns (status, failed game index or -1).
-
-    rules: int64[N_RULES] (R_* order); policies: int64[n] policy id per seat; checked: verify card
-    conservation and legality after every action; trace: int32[T, TRACE_WIDTH], rows appended for
-    the first game when T > 0 (ended by an EV_END row). Outputs, row k = game start+k:
-    out_game int32[count, N_OUT_GAME]; out_seat int32[count, n, N_OUT_SEAT];
-    out_bids, out_tricks int8[count, rounds*n] (round-major, seat order);
-    out_turned int8[count, rounds] (turned card, -1 none); out_trump int8[count, rounds] (suit, 4 none).
-    ws_i int64[128], ws_h uint64[16]: policy workspaces from policy_workspace(policies): ws_i is
-    needed unless every seat is random, ws_h when a seat uses the sampler; None compiles a kernel
-    without the code of the policies that are absent.
-    """
-    if n < MIN_PLAYERS or n > MAX_PLAYERS or rules.shape[0] != N_RULES or policies.shape[0] != n:
-        return ERR_BAD_ARGS, -1
-    n_rounds = rounds_of_nb(n, rules)
-    if n_rounds < 1 or n_rounds * n > N_CARDS:
-        return ERR_BAD_ARGS, -1
+@njit
+def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+    n = seat_policy.shape[0]
+    if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
+        return False
+    if rule_i.shape[0] != N_RULES or rule_f.shape[0] != 0:
+        return False
+    if seat_i.shape[0] != n or seat_i.shape[1] != 0 or seat_f.shape[0] != n or seat_f.shape[1] != 0:
+        return False
+    r = rule_i[R_ROUNDS]
+    if r < 0 or r * n > N_CARDS:
+        return False
+    for k in (R_HOOK_RULE, R_FINAL_NO_TRUMP, R_STRICT_VOID):
+        if rule_i[k] != 0 and rule_i[k] != 1:
+            return False
     for s in range(n):
-        if policies[s] < 0 or policies[s] >= N_POLICIES:
-            return ERR_BAD_ARGS, -1
-        if policies[s] != P_RANDOM and ws_i is None:
-            return ERR_BAD_ARGS, -1
-        if policies[s] == P_SAMPLER and ws_h is None:
-            return ERR_BAD_ARGS, -1
-    if ws_i is not None and ws_i.shape[0] < 128:
-        return ERR_BAD_ARGS, -1
-    if ws_h is not None and ws_h.shape[0] < 16:
-        return ERR_BAD_ARGS, -1
-    if (out_game.shape[0] < count or out_game.shape[1] != N_OUT_GAME
-            or out_seat.shape[0] < count or out_seat.shape[1] != n or out_seat.shape[2] != N_OUT_SEAT
-            or out_bids.shape[0] < count or out_bids.shape[1] != n_rounds * n
-            or out_tricks.shape[0] < count or out_tricks.shape[1] != n_rounds * n
-            or out_turned.shape[0] < count or out_turned.shape[1] != n_rounds
-            or out_trump.shape[0] < count or out_trump.shape[1] != n_rounds
-            or (trace.shape[0] > 0 and trace.shape[1] != TRACE_WIDTH)):
-        return ERR_BAD_ARGS, -1
-    hook = rules[R_HOOK_RULE] != 0
-    final_no_trump = rules[R_FINAL_NO_TRUMP] != 0
-    strict_void = rules[R_STRICT_VOID] != 0
+        if seat_policy[s] < 0 or seat_policy[s] >= N_POLICIES:
+            return False
+    if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
+        return False
+    return True
 
-    rng = np.zeros(1, dtype=np.uint64)
-    prng = np.zeros(1, dtype=np.uint64)
+
+@kernel
+def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out,
+                  trace, checked):
+    """Play games first..first+count-1 into out[0..count). Returns (status, failed game or -1,
+    trace rows written).
+
+    seed, first, count: int64. rule_i: int64[N_RULES] in RULE_I_ORDER; rule_f: float64[0].
+    seat_policy: int64[players], a policy id (P_*) per seat; seat_i: int64[players, 0] and
+    seat_f: float64[players, 0] (Wizard's players have no parameters); data: () (no data inputs).
+    out: OUT_DTYPE records, length >= count; the kernel writes the used part of each list field.
+    trace: None, or int32[T, TRACE_WIDTH]: the first game's events, ended by an EV_END row (counted
+    in the rows returned). checked: verify cards, legality and each round's tricks after every
+    action. Status codes: kernels/status.py.
+    """
+    if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+        return BAD_ARGS, -1, 0
+    need_i = False
+    need_h = False
+    for s in range(seat_policy.shape[0]):
+        need_i |= seat_policy[s] != P_RANDOM
+        need_h |= seat_policy[s] == P_SAMPLER
+    # The workspaces double as compile-time switches (policies_nb): a table of random players runs
+    # a kernel without the heuristic's and the sampler's code, a heuristic table one without the
+    # sampler's. Each call below is its own specialisation of play_nb.
+    if need_h:
+        return play_nb(seed, first, count, rule_i, seat_policy, out, trace, checked,
+                       np.zeros(WS_I, dtype=np.int64), np.zeros(WS_H, dtype=np.uint64))
+    if need_i:
+        return play_nb(seed, first, count, rule_i, seat_policy, out, trace, checked,
+                       np.zeros(WS_I, dtype=np.int64), None)
+    return play_nb(seed, first, count, rule_i, seat_policy, out, trace, checked, None, None)
+
+
+@njit
+def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_h):
+    """play_games_nb after its checks, with the workspaces its seats need (None: not needed)."""
+    n = policies.shape[0]
+    n_rounds = rounds_of_nb(n, rule_i)
+    hook = rule_i[R_HOOK_RULE] != 0
+    final_no_trump = rule_i[R_FINAL_NO_TRUMP] != 0
+    strict_void = rule_i[R_STRICT_VOID] != 0
+
+    rng = np.zeros(1, dtype=np.uint64)  # the round's deal stream
+    deal_rng = np.zeros(MAX_ROUNDS, dtype=np.uint64)  # each round's deal stream, from its start
+    seat_rng = np.zeros(MAX_PLAYERS, dtype=np.uint64)  # each seat's own stream
     deck = np.empty(N_CARDS, dtype=np.int64)
     hands = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     bids = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -113,15 +144,24 @@ def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
     taken = np.zeros(MAX_PLAYERS, dtype=np.int64)
     lost = np.zeros(MAX_PLAYERS, dtype=np.int64)
     bid_sum = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    tracing = trace.shape[0] > 0
+    tracing = traced_nb(trace)
     tp = 0
 
     for k in range(count):
-        g = start + k
-        rng[0] = game_stream_nb(seed, g)
-        pst = mix64_nb(rng[0] ^ POLICY_SALT)  # policy stream state
+        g = first + k
+        rec = out[k]
+        round_bids = rec["round_bids"]
+        round_tricks = rec["round_tricks"]
+        round_turned = rec["round_turned"]
+        round_trump = rec["round_trump"]
         tr = tracing and k == 0
+        # Every stream of the game is started here, in one go: they are independent of each other, so
+        # the CPU overlaps their hashing; started one by one where each round begins, each would
+        # hold up its deal (that cost the random kernel ~10 %).
+        for rd in range(n_rounds):
+            deal_rng[rd] = deal_stream_nb(seed, g, rd)
         for s in range(n):
+            seat_rng[s] = seat_stream_nb(seed, g, s)
             score[s] = 0
             exact[s] = 0
             taken[s] = 0
@@ -134,18 +174,19 @@ def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
         for rd in range(n_rounds):
             r = rd + 1
             leader = dealer + 1 if dealer + 1 < n else 0
+            rng[0] = deal_rng[rd]
             top = deal_nb(rng, deck, n, r, hands)
             undealt = FULL_MASK
             for s in range(n):
                 undealt &= ~hands[s]
             if checked:
                 if not cards_conserved_nb(hands, n, ZERO, ZERO, undealt):
-                    return ERR_CARDS_LOST, g
+                    return CARDS_LOST, g, tp
                 for s in range(n):
                     if popcount_nb(hands[s]) != r:
-                        return ERR_CARDS_LOST, g
+                        return CARDS_LOST, g, tp
                 if top >= 0 and not (undealt >> np.uint64(top)) & ONE:
-                    return ERR_CARDS_LOST, g
+                    return CARDS_LOST, g, tp
             turned = top
             if final_no_trump and rd == n_rounds - 1:
                 turned = -1
@@ -160,30 +201,29 @@ def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
             trump = trump_of_turned_nb(turned)
             chooser = -1
             if trump < 0:
-                pst, u = next_word_nb(pst)
-                trump = choose_trump_nb(policies[dealer], u, hands[dealer], ws_i)
+                trump = choose_trump_nb(policies[dealer], seat_rng, dealer, hands[dealer], ws_i)
                 chooser = dealer
                 turns += 1
                 if checked and (trump < 0 or trump >= 4):
-                    return ERR_ILLEGAL_TRUMP, g
+                    return ILLEGAL_MOVE, g, tp
             if tr:
                 tp = ev_nb(trace, tp, EV_TRUMP, chooser, turned, trump, -1)
-            out_turned[k, rd] = turned
-            out_trump[k, rd] = trump
+            round_turned[rd] = turned
+            round_trump[rd] = trump
 
             # bidding: from the dealer's left, ending with the dealer
             bsum = 0
             s = leader
             for p in range(n):
-                pst, u = next_word_nb(pst)
                 pol = policies[s]
                 if pol == P_RANDOM or ws_i is None:
+                    seat_rng[s], u = next_word_nb(seat_rng[s])
                     b = random_bid_nb(u, r, forbidden_bid_nb(r, bsum, s == dealer, hook))
                 else:
-                    b = choose_bid_nb(pol, u, prng, hands[s], trump, turned, n, r, s, dealer, p,
+                    b = choose_bid_nb(pol, seat_rng, hands[s], trump, turned, n, r, s, dealer, p,
                                       bsum, bids, hook, strict_void, ws_i, ws_h)
                 if checked and not bid_is_legal_nb(b, r, bsum, s == dealer, hook):
-                    return ERR_ILLEGAL_BID, g
+                    return ILLEGAL_MOVE, g, tp
                 bids[s] = b
                 bsum += b
                 turns += 1
@@ -203,19 +243,20 @@ def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
                 in_trick = ZERO
                 s = leader
                 for p in range(n):
-                    h = hands[s]
+                    si = ix(s)  # unsigned: no negative-index code on the hot path (~4 % of random)
+                    h = hands[si]
                     legal = legal_mask_nb(h, lead, strict_void)
-                    pst, u = next_word_nb(pst)
-                    pol = policies[s]
+                    pol = policies[si]
                     if pol == P_RANDOM or ws_i is None:  # the hot path, kept to a two-argument call
+                        seat_rng[si], u = next_word_nb(seat_rng[si])
                         c = random_card_nb(u, legal)
                     else:
-                        c = choose_card_nb(pol, u, h, legal, trump, lead, best, p, n,
-                                           bids[s] - tricks[s], played | in_trick | gone0, ws_i)
+                        c = choose_card_nb(pol, h, legal, trump, lead, best, p, n,
+                                           bids[si] - tricks[si], played | in_trick | gone0)
                     if checked and (c < 0 or c >= N_CARDS or not (legal >> np.uint64(c)) & ONE):
-                        return ERR_ILLEGAL_CARD, g
+                        return ILLEGAL_MOVE, g, tp
                     cb = ONE << np.uint64(c)
-                    hands[s] = h & ~cb
+                    hands[si] = h & ~cb
                     in_trick |= cb
                     lead = lead_after_nb(lead, c)
                     v = trick_value_nb(c, lead, trump)
@@ -224,7 +265,7 @@ def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
                         win = s
                     turns += 1
                     if checked and not cards_conserved_nb(hands, n, in_trick, played, undealt):
-                        return ERR_CARDS_LOST, g
+                        return CARDS_LOST, g, tp
                     if tr:
                         tp = ev_nb(trace, tp, EV_PLAY, s, c, t + 1, p)
                     s = s + 1 if s + 1 < n else 0
@@ -246,34 +287,41 @@ def play_games_nb(seed, start, count, n, rules, policies, checked, trace,
                     exact[s] += 1
                 else:
                     lost[s] -= pts
-                out_bids[k, rd * n + s] = bids[s]
-                out_tricks[k, rd * n + s] = tricks[s]
+                round_bids[rd * n + s] = bids[s]
+                round_tricks[rd * n + s] = tricks[s]
                 if tr:
                     tp = ev_nb(trace, tp, EV_SCORE, s, tricks[s], pts, score[s])
             if checked and (total != r or played | undealt != FULL_MASK):
-                return ERR_TRICK_SUM, g
+                return INVARIANT, g, tp
             dealer = dealer + 1 if dealer + 1 < n else 0
 
+        if turns > MAX_TURNS:
+            return TOO_LONG, g, tp
         top_score = score[0]
         for s in range(1, n):
             if score[s] > top_score:
                 top_score = score[s]
         mask = 0
+        rec_score = rec["score"]
+        rec_exact = rec["exact_bids"]
+        rec_tricks = rec["tricks"]
+        rec_lost = rec["points_lost"]
+        rec_bid_total = rec["bid_total"]
         for s in range(n):
             if score[s] == top_score:
                 mask |= 1 << s
                 if tr:
                     tp = ev_nb(trace, tp, EV_WINNER, s, -1, score[s], -1)
-            out_seat[k, s, S_SCORE] = score[s]
-            out_seat[k, s, S_EXACT] = exact[s]
-            out_seat[k, s, S_TRICKS] = taken[s]
-            out_seat[k, s, S_LOST] = lost[s]
-            out_seat[k, s, S_BID_SUM] = bid_sum[s]
-        out_game[k, O_WINNER_MASK] = mask
-        out_game[k, O_TURNS] = turns
-        out_game[k, O_ROUNDS] = n_rounds
+            rec_score[s] = score[s]
+            rec_exact[s] = exact[s]
+            rec_tricks[s] = taken[s]
+            rec_lost[s] = lost[s]
+            rec_bid_total[s] = bid_sum[s]
+        rec["winner_mask"] = mask
+        rec["turns"] = turns
+        rec["rounds"] = n_rounds
         if tr:
-            if tp >= trace.shape[0] - 1:
-                return ERR_TRACE_FULL, g
-            ev_nb(trace, tp, EV_END, -1, -1, -1, -1)
-    return OK, -1
+            if trace_full_nb(trace, tp):
+                return TRACE_FULL, g, tp
+            tp = ev_nb(trace, tp, EV_END, -1, -1, -1, -1)
+    return OK, -1, tp

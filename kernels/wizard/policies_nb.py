@@ -15,7 +15,7 @@ sampler    heuristic play and trump choice; bids by Monte Carlo: deals the unsee
 import numpy as np
 
 from kernels.jit import njit
-from kernels.rng_nb import randint_nb, uniform_nb
+from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wizard.enums import (
     FIRST_JESTER, FIRST_WIZARD, LEAD_NONE, N_CARDS, NO_TRUMP, P_BROKEN, P_RANDOM, P_SAMPLER,
     SAMPLER_DEALS, SAMPLER_SPREAD,
@@ -40,6 +40,13 @@ POSITION_NUDGE = 0.15  # later bidders (later in the first trick) add up to +thi
 
 
 # ---------------------------------------------------------------- random
+@njit
+def seat_word_nb(rng, seat):
+    """64 random bits from seat `seat`'s own stream, whose state is rng[seat] (see play_nb)."""
+    rng[seat], u = next_word_nb(rng[seat])
+    return u
+
+
 @njit
 def random_card_nb(u, legal):
     """A uniform legal card, from the random word u."""
@@ -278,8 +285,9 @@ def sim_round_nb(hands, n, r, leader, trump, bids, tricks, gone, strict_void):
 
 
 @njit
-def sampler_bid_nb(prng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void, ws_i, ws_h):
-    """Monte Carlo bid. ws_i: int64 workspace (>= 96), ws_h: uint64 workspace (>= 16).
+def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void, ws_i, ws_h):
+    """Monte Carlo bid. Its random deals come from the seat's own stream rng[seat].
+    ws_i: int64 workspace (>= 96), ws_h: uint64 workspace (>= 16).
 
     Layout: ws_i[0:60] unseen cards, ws_i[64:70] simulated bids, ws_i[72:78] simulated tricks,
     ws_i[80:96] score totals per candidate; ws_h[0:6] sampled hands, ws_h[8:14] hands in play.
@@ -322,9 +330,11 @@ def sampler_bid_nb(prng, hand, trump, turned, n, r, seat, dealer, bids, hook, st
     for j in range(hi - lo + 1):
         totals[j] = 0
     need = r * (n - 1)
+    state = rng[seat]  # the seat's stream, in a register while it deals
     for _ in range(SAMPLER_DEALS):
         for i in range(need):
-            j = i + randint_nb(prng, u - i)
+            state, w = next_word_nb(state)
+            j = i + uniform_nb(w, u - i)
             t = ws_i[i]
             ws_i[i] = ws_i[j]
             ws_i[j] = t
@@ -357,6 +367,7 @@ def sampler_bid_nb(prng, hand, trump, turned, n, r, seat, dealer, bids, hook, st
                 s = s + 1 if s + 1 < n else 0
             sim_round_nb(ws_h[8:8 + n], n, r, leader, trump, sim_bids, sim_tricks, gone0, strict_void)
             totals[b - lo] += round_score_nb(b, sim_tricks[seat])
+    rng[seat] = state
     best_b = h
     best_total = -(1 << 62)
     for b in range(lo, hi + 1):
@@ -371,38 +382,38 @@ def sampler_bid_nb(prng, hand, trump, turned, n, r, seat, dealer, bids, hook, st
 
 
 # ---------------------------------------------------------------- dispatch
-# Each decision gets one fresh random word u from the driver's policy stream; a policy that needs
-# more randomness (the sampler) seeds its own stream prng[0] = u from it.
+# Every random choice of seat s comes from the seat's own stream, state rng[s]: a random decision
+# takes one word, the sampler as many as it needs, the heuristic none. So what one seat's player
+# does never moves another seat's random draws (arms that differ in one seat stay paired).
 #
 # Workspaces double as compile-time switches: ws_i (int64) is None when every seat plays random,
 # ws_h (uint64) is None when no seat samples. Numba prunes `is None` branches when it compiles, so
 # a table of random players runs a kernel without the heuristic's and the sampler's code (which
 # would otherwise crowd the hot loop's registers), and heuristic tables one without the sampler.
 @njit
-def choose_trump_nb(pol, u, hand, ws_i):
-    """The dealer's trump suit (0..3) when a Wizard is turned."""
+def choose_trump_nb(pol, rng, seat, hand, ws_i):
+    """The dealer's (seat's) trump suit (0..3) when a Wizard is turned."""
     if pol == P_RANDOM or ws_i is None:
-        return uniform_nb(u, 4)
+        return uniform_nb(seat_word_nb(rng, seat), 4)
     return heuristic_trump_nb(hand)
 
 
 @njit
-def choose_bid_nb(pol, u, prng, hand, trump, turned, n, r, seat, dealer, pos, bid_sum_before, bids,
+def choose_bid_nb(pol, rng, hand, trump, turned, n, r, seat, dealer, pos, bid_sum_before, bids,
                   hook, strict_void, ws_i, ws_h):
     forbidden = forbidden_bid_nb(r, bid_sum_before, seat == dealer, hook)
     if pol == P_RANDOM or ws_i is None:
-        return random_bid_nb(u, r, forbidden)
+        return random_bid_nb(seat_word_nb(rng, seat), r, forbidden)
     if pol == P_SAMPLER and ws_h is not None:
-        prng[0] = u
-        return sampler_bid_nb(prng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void,
+        return sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void,
                               ws_i, ws_h)
     return heuristic_bid_nb(hand, trump, n, r, pos, bid_sum_before, forbidden)
 
 
 @njit
-def choose_card_nb(pol, u, hand, legal, trump, lead, best, pos, n, need, gone, ws_i):
-    if pol == P_RANDOM or ws_i is None:
-        return random_card_nb(u, legal)
+def choose_card_nb(pol, hand, legal, trump, lead, best, pos, n, need, gone):
+    """The card of a seat that is not random (the driver draws a random seat's card itself, one
+    word of the seat's stream per trick)."""
     if pol == P_BROKEN:
         return lowest_card_nb(hand)  # ignores the duty to follow suit: checked mode must catch it
     return heuristic_card_nb(hand, legal, trump, lead, best, pos, n, need, gone)
