@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -34,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     except _report_error() as exc:
         print(f"kaartlab: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and the like: not an error
+        sys.stderr = open(os.devnull, "w")
+        return 0
     except KeyboardInterrupt:
         print("kaartlab: interrupted; finished batches are kept, rerun the same command to resume",
               file=sys.stderr)
@@ -162,14 +166,15 @@ def cmd_games(args) -> int:
     for game in chosen:
         print(f"{game.name}  ({game.title}, {game.min_players}-{game.max_players} players, "
               f"version {game.version}; rules explained in {game.rules_doc_path})")
+        detail = args.game is not None  # one game: where each parameter comes from, too
         print("  rules:")
         for r in game.rules:
-            _print_param(r)
+            _print_param(r, detail=detail)
         print("  policies (the first is the default):")
         for pol in game.policies:
             print(f"    {pol.name:<12} {pol.help}")
             for param in pol.params:
-                _print_param(param, indent="      ")
+                _print_param(param, indent="      ", detail=detail)
         for item in game.data:
             print(f"  data {item.name}: {item.help}" + (f" (example: {item.example})" if item.example else ""))
         print(f"  score: {game.score.meaning} ({'higher' if game.score.higher_wins else 'lower'} wins)")
@@ -178,9 +183,11 @@ def cmd_games(args) -> int:
     return 0
 
 
-def _print_param(param, indent: str = "    ") -> None:
+def _print_param(param, indent: str = "    ", detail: bool = False) -> None:
     print(f"{indent}{param.name:<20} {param.type_text():<24} default {param.show(param.default):<8} "
           f"{param.help}")
+    if detail:
+        print(f"{indent}{'':<20} from: {param.source}")
 
 
 def cmd_run(args) -> int:

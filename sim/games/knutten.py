@@ -75,7 +75,7 @@ START = ChoiceParam(
     "start", "most_bites", ("most_bites", "fewest_bites", "next", "self", "random"),
     "whom this player names as next start player after being bitten or calling WIND: the other "
     "seat with the most (or fewest) bites, the next seat, itself, or a random seat",
-    "seed: 'De verliezende speler ... kiest wie de startspeler wordt' and (after WIND) 'kiest de "
+    "text: 'De verliezende speler ... kiest wie de startspeler wordt' and (after WIND) 'kiest de "
     "startspeler'; ruling: a player parameter (most bites, fewest bites, next seat, random)")
 
 GAME = Game(
@@ -86,23 +86,23 @@ GAME = Game(
     max_players=8,
     rules=(
         IntParam("threshold", 31, 5, 200, "a swarm of this many knutten or more bites the player "
-                 "who made it", "seed: 'een zwerm maakt van 31 of meer knutten'; ruling (param)"),
+                 "who made it", "text: 'een zwerm maakt van 31 of meer knutten'; ruling (param)"),
         IntParam("hand_limit", 3, 1, 8, "cards in hand after every draw",
-                 "seed: '3 kaarten is ook je handlimiet'; ruling (param)"),
+                 "text: '3 kaarten is ook je handlimiet'; ruling (param)"),
         IntParam("bites_to_end", 3, 1, 50, "the game ends when a player has this many bites",
-                 "seed: 'Heeft een speler drie knutten beten, dan stopt het spel'; ruling (param)"),
+                 "text: 'Heeft een speler drie knutten beten, dan stopt het spel'; ruling (param)"),
         BoolParam("john_knut", True, "the John Knut expansion card is shuffled in (5 counts 0 "
-                  "while it lies on the table)", "seed: 'Uitbreiding: John Knut'; ruling: "
+                  "while it lies on the table)", "text: 'Uitbreiding: John Knut'; ruling: "
                   "default on"),
         BoolParam("heavy_weather", False, "'Zwaar knut weer': a bitten player takes swarm - "
                   "(threshold - 1) bites and the game ends at heavy_bites_to_end",
-                  "seed: 'Variant: Zwaar knut weer!'; ruling: default off"),
+                  "text: 'Variant: Zwaar knut weer!'; ruling: default off"),
         IntParam("heavy_bites_to_end", 11, 1, 200, "bites that end a heavy-weather game",
-                 "seed: 'Als een speler 11 of meer beten heeft stopt het spel'; ruling (param)"),
+                 "text: 'Als een speler 11 of meer beten heeft stopt het spel'; ruling (param)"),
         ChoiceParam("stuck_empty_pile", "bite", ("bite", "wait"), "a player who cannot play "
                     "while the draw pile is empty: takes the cannot-play bite (bite), or is "
                     "skipped until nobody can play and the swarm becomes the new pile (wait)",
-                    "seed: 'wordt er doorgespeeld totdat alle spelers geen kaarten meer hebben of "
+                    "text: 'wordt er doorgespeeld totdat alle spelers geen kaarten meer hebben of "
                     "geen kaarten meer kunnen spelen'; ruling: both readings, default bite"),
     ),
     policies=(

@@ -15,17 +15,17 @@ GAME = Game(
     rules=(
         IntParam("rounds", 0, 0, 20, "rounds to play, round r dealing r cards each: 0 = all "
                  "60/players rounds (20, 15, 12, 10); N = a shorter game of rounds 1..N",
-                 "seed: 'Dit gaat zo door totdat het hele kaartspel is gedeeld'; ruling: param "
+                 "text: 'Dit gaat zo door totdat het hele kaartspel is gedeeld'; ruling: a parameter, "
                  "rounds, default all"),
         BoolParam("hook_rule", False, "the dealer, bidding last, may not bid so that the bids "
-                  "add up to the number of cards dealt each", "not in the seed; ruling: param "
+                  "add up to the number of cards dealt each", "not in the text; ruling: a parameter, "
                   "hook_rule, default off"),
         BoolParam("final_no_trump", False, "in a shortened game (rounds < 60/players) the last "
                   "round is also played without trump, as the full game's last round is",
-                  "seed: 'Er is geen troefkleur voor de laatste ronde'; docs/rules/wizard.md "
+                  "text: 'Er is geen troefkleur voor de laatste ronde'; docs/rules/wizard.md "
                   "(default off: with cards left a trump card is turned)"),
         BoolParam("strict_void", False, "a player who cannot follow suit must play a Wizard or "
-                  "Jester if holding one (the FAQ read literally)", "seed FAQ: 'Als geen van deze "
+                  "Jester if holding one (the FAQ read literally)", "text, FAQ: 'Als geen van deze "
                   "opties mogelijk is, mag een speler een kaart naar keuze spelen'; "
                   "docs/rules/wizard.md (default off, as the ruling reads the play rules)"),
     ),
