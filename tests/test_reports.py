@@ -23,7 +23,7 @@ from reports_fixtures import FakeArm, probs_for, weighted_wins, write_study  # n
 from reports import build_report  # noqa: E402
 from reports.context import Context  # noqa: E402
 from reports.dataset import Dataset  # noqa: E402
-from reports.registry import OUTCOMES, SECTIONS  # noqa: E402
+from reports.registry import outcomes, sections  # noqa: E402
 from reports.sections import first_player  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -287,7 +287,7 @@ def test_game_without_registered_sections_gets_the_generic_report(tmp_path):
     assert "points per seat" in dist and "higher is better" in dist
     pair = s["sections"]["variants"]["data"]["pairs"]["w-3p vs w-3p-b"]
     assert "score_mean" in pair["measures"]  # default outcome: mean score per seat
-    assert "newgame" not in SECTIONS and "knutten" in SECTIONS and "knutten" in OUTCOMES
+    assert sections("newgame") == () and sections("knutten") and outcomes("knutten")
 
 
 def test_dataset_without_study_json_reads_parquet_metadata(tmp_path):
