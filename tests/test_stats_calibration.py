@@ -70,7 +70,7 @@ def test_balance_interval_covers_and_is_less_biased(seats):
     assert edged["rate"] >= COVERAGE_BAND[0]  # simultaneous: at least nominal when seats differ
     for c in fair:
         assert c["balance_mean"] <= 1.0
-        assert (1 - c["balance_mean"]) < 0.5 * (1 - c["balance_mean_before"]), c  # less than half the old bias
+        assert (1 - c["balance_mean"]) < 0.6 * (1 - c["balance_mean_before"]), c  # at most 60% of the old bias
 
 
 def test_paired_differences_of_identical_arms_cover_zero(work):
