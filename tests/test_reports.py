@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 EDGE_PROBS = (0.30, 0.70 / 3, 0.70 / 3, 0.70 / 3)  # seat 0 wins 5 points more than a fair 25%
 JOHN_SHIFT = 10.0  # turns John adds to every game in the fixture
-STRENGTH = {"greedy": 1.3, "cautious": 1.0}
-ROTATION = (("greedy", "cautious", "greedy", "cautious"), ("cautious", "greedy", "cautious", "greedy"))
+STRENGTH = {"greedy": 1.3, "cautious(start=self)": 1.0}
+ROTATION = (("greedy", "cautious(start=self)", "greedy", "cautious(start=self)"),
+            ("cautious(start=self)", "greedy", "cautious(start=self)", "greedy"))  # labels are opaque names
 
 
 def seat_stats(root: Path, game: str = "knutten", **options) -> dict:
@@ -225,13 +226,38 @@ def test_john_knut_roles(study):
 def test_policy_comparison(study):
     group = study["summary"]["sections"]["policies"]["data"]["groups"][0]
     assert group["arms"] == ["mixed-0", "mixed-1"] and group["separable"] is True
-    greedy, cautious = group["policies"]["greedy"], group["policies"]["cautious"]
+    C = "cautious(start=self)"
+    greedy, cautious = group["policies"]["greedy"], group["policies"][C]
     assert greedy["lo"] > 0.25 > cautious["hi"]
     assert greedy["lo"] <= 1.3 / 4.6 <= greedy["hi"]  # true share 1.3 / (2 * 1.3 + 2 * 1.0), ties aside
     h2h = {(m["policy"], m["opponent"]): m["estimate"] for m in group["matchups"]}
-    assert h2h["greedy", "cautious"] + h2h["cautious", "greedy"] == pytest.approx(1.0)
-    assert h2h["greedy", "cautious"] > 0.5
+    assert h2h["greedy", C] + h2h[C, "greedy"] == pytest.approx(1.0)
+    assert h2h["greedy", C] > 0.5
+    adj = group["seat_adjusted"]
+    assert adj["greedy"]["lo"] > 0.25 > adj[C]["hi"] and adj["greedy"]["detected"] and adj[C]["detected"]
+    assert adj["greedy"]["lo"] <= 1.3 / 4.6 <= adj["greedy"]["hi"]
     assert len(group["seat_policy"]) == 8
+
+
+def test_relabelled_equal_players_are_not_ranked(tmp_path):
+    """Identical players under three labels, seat 0 with a 5-point edge: the raw shares inherit the seat,
+    the seat-adjusted ones do not; one arm alone gets a warning and no claim."""
+    rot = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
+           ("cautious", "random", "trap", "cautious"), ("trap", "cautious", "random", "cautious"))
+    arms = [FakeArm(f"m{i}", games=6000, policies=pol, win_probs=EDGE_PROBS, tie_rate=0.4, rules={"threshold": 25})
+            for i, pol in enumerate(rot)]
+    arms.append(FakeArm("alone", games=3000, policies=rot[0], win_probs=EDGE_PROBS, rules={"threshold": 20}))
+    write_study(tmp_path, arms, seed=21)
+    s = json.loads(build_report(tmp_path)["json"].read_text())["sections"]["policies"]
+    rotated, alone = s["data"]["groups"]
+    assert rotated["separable"] and not alone["separable"]
+    assert rotated["policies"]["trap"]["lo"] > 0.25  # raw: trap sat at seat 0 in two of four arms
+    for p, e in rotated["seat_adjusted"].items():
+        assert e["lo"] <= 0.25 <= e["hi"] and not e["detected"], p
+    assert all(e is None for e in alone["seat_adjusted"].values())
+    verdicts = " ".join(s["verdicts"])
+    assert "stronger than the field" not in verdicts and "weaker than the field" not in verdicts
+    assert "cannot be told apart" in verdicts
 
 
 def test_markdown_and_html_carry_the_verdicts(study):

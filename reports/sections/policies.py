@@ -71,20 +71,21 @@ def _seats(arm: Arm, policy: str) -> list[int]:
 
 
 def _group_query(ctx: Context, arms: list[Arm], policies: list[str]) -> tuple[pl.LazyFrame, list[str]]:
-    cols: dict[str, pl.Expr] = {}
+    cols: dict[str, pl.Expr] = {}  # keys name players by index: a label is opaque and may hold any character
+    ix = {p: i for i, p in enumerate(policies)}
     for p in policies:
-        cols[f"pol|{p}"] = m.per_arm({a.name: m.group_share(_seats(a, p)) for a in arms if _seats(a, p)})
+        cols[f"pol|{ix[p]}"] = m.per_arm({a.name: m.group_share(_seats(a, p)) for a in arms if _seats(a, p)})
     for s in range(arms[0].players):
         for p in policies:
             which = {a.name: m.win_weight(s) for a in arms if a.policies[s] == p}
             if which:
-                cols[f"sp|{s}|{p}"] = m.per_arm(which)
+                cols[f"sp|{s}|{ix[p]}"] = m.per_arm(which)
     for pa, pb in permutations(policies, 2):
         which = {a.name: m.mean_over([m.beats(i, j, ctx.info.higher_score_wins)
                                       for i in _seats(a, pa) for j in _seats(a, pb)])
                  for a in arms if _seats(a, pa) and _seats(a, pb)}
         if which:
-            cols[f"h2h|{pa}|{pb}"] = m.per_arm(which)
+            cols[f"h2h|{ix[pa]}|{ix[pb]}"] = m.per_arm(which)
     names = [a.name for a in arms]
     query = (ctx.scan.filter(pl.col("arm").is_in(names))
              .select([e.cast(pl.Float64).alias(k) for k, e in cols.items()])
@@ -135,18 +136,19 @@ def policy_groups(ctx: Context) -> list[PolicyGroup]:
                 if e is not None:
                     claims["player", p] = ctx.claim(f"policies/{label}/{p}", KEY,
                                                     f"{label}: {p}'s seat-adjusted share against fair", e.p_value)
-            matchup = {(k.split("|")[1], k.split("|")[2]): e for k, e in est.items() if k.startswith("h2h|")}
+            name = lambda k, i: policies[int(k.split("|")[i])]  # noqa: E731
+            matchup = {(name(k, 1), name(k, 2)): e for k, e in est.items() if k.startswith("h2h|")}
             balanced = set()
             for (pa, pb), e in matchup.items():
                 if pa < pb and seat_order_balanced(arms, games, pa, pb):
                     balanced.add((pa, pb))
-                    var = (r[f"h2h|{pa}|{pb}|sumsq"] - e.n * e.value ** 2) / (e.n - 1) if e.n > 1 else float("nan")
+                    var = (r[f"h2h|{policies.index(pa)}|{policies.index(pb)}|sumsq"] - e.n * e.value ** 2) / (e.n - 1) if e.n > 1 else float("nan")
                     claims["h2h", pa, pb] = ctx.claim(f"policies/{label}/{pa}-vs-{pb}", KEY,
                                                       f"{label}: {pa} vs {pb} head-to-head", share_test(e, var, 0.5))
             out.append(PolicyGroup(
                 arms=arms, policies=policies,
-                share={k.split("|")[1]: e for k, e in est.items() if k.startswith("pol|")},
-                seat_policy={(int(k.split("|")[1]), k.split("|")[2]): e for k, e in est.items() if k.startswith("sp|")},
+                share={name(k, 1): e for k, e in est.items() if k.startswith("pol|")},
+                seat_policy={(int(k.split("|")[1]), name(k, 2)): e for k, e in est.items() if k.startswith("sp|")},
                 matchup=matchup, fit=fit, balanced=balanced, claims=claims))
         return out
     return ctx.cached(("policies",), run)
