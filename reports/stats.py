@@ -37,6 +37,7 @@ ALPHA = 0.05
 POWER = 0.80
 SIM_DRAWS = 20000  # draws for the max-|t| and bootstrap distributions (fixed seed: reports are reproducible)
 SIM_SEED = 20240611
+NESTED = 100  # bootstrap replicates re-estimated to get the spread of a balance change
 
 
 @dataclass(frozen=True)
@@ -259,21 +260,24 @@ def _debiased_range(mean: np.ndarray, z: np.ndarray, steps: int = 16, draws: int
     observed range, E[range(centre + lam * deviations + error)], equals the observed range (the bias
     correction iterated to its fixed point); lam * observed range. 0 when the observed range is no
     larger than pure sampling error would make it."""
-    raw = float(np.ptp(mean))
-    centre, dev = mean.mean(), mean - mean.mean()
-    z = z[:draws]
+    return float(_debiased_ranges(np.asarray(mean, float)[None, :], z[:draws], steps)[0])
 
-    def expected(lam: float) -> float:
-        b = centre + lam * dev[None, :] + z
-        return float(np.mean(np.ptp(b, axis=1)))
 
-    if raw <= 0 or expected(0.0) >= raw:
-        return 0.0
-    lo, hi = 0.0, 1.0
+def _debiased_ranges(means: np.ndarray, z: np.ndarray, steps: int = 16) -> np.ndarray:
+    """_debiased_range for each row of ``means`` (B x k) at once, errors ``z`` (D x k)."""
+    raw = np.ptp(means, axis=1)
+    dev = means - means.mean(axis=1, keepdims=True)
+
+    def expected(lam: np.ndarray) -> np.ndarray:  # E[range(lam * dev + z)]; the centre does not move a range
+        return np.ptp(lam[:, None, None] * dev[:, None, :] + z[None, :, :], axis=2).mean(axis=1)
+
+    lo, hi = np.zeros(len(raw)), np.ones(len(raw))
     for _ in range(steps):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if expected(mid) < raw else (lo, mid)
-    return (lo + hi) / 2 * raw
+        below = expected(mid) < raw
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    out = (lo + hi) / 2 * raw
+    return np.where((raw <= 0) | (expected(np.zeros(len(raw))) >= raw), 0.0, out)
 
 
 def pairwise_gaps(mean, cov, n: int, alpha: float = ALPHA, bounds: tuple | None = None,
@@ -317,21 +321,25 @@ def range_difference(mean_a, mean_b, cov_joint, n: int, alpha: float = ALPHA,
                      draws: int = SIM_DRAWS, seed: int = SIM_SEED) -> Estimate:
     """Change in the range (max - min) of k means from arm a to arm b, the arms paired on the game
     index: ``cov_joint`` is the 2k x 2k per-game covariance of (a's values, b's values). Estimate: the
-    difference of the two bias-corrected ranges (as ``pairwise_gaps`` gives them); interval: basic parametric bootstrap; p-value: the
-    smallest level at which that interval excludes 0."""
+    difference of the two bias-corrected ranges (as ``pairwise_gaps`` gives them); its standard error:
+    the same estimate recomputed on NESTED parametric-bootstrap replicates of both arms drawn with the
+    joint covariance (pairing kept); normal interval and p-value."""
     mean_a, mean_b = np.asarray(mean_a, float), np.asarray(mean_b, float)
     k = mean_a.size
     if n < 2 or not np.all(np.isfinite(cov_joint)):
         return _nan_estimate(n, "bootstrap range difference")
     z = _draws(np.asarray(cov_joint, float) / n, n, draws, seed)
-    ba, bb = mean_a[None, :] + z[:, :k], mean_b[None, :] + z[:, k:]
-    ra, rb = np.ptp(mean_a), np.ptp(mean_b)
-    sa, sb = np.ptp(ba, axis=1), np.ptp(bb, axis=1)
     d_hat = float(_debiased_range(mean_b, z[:, k:]) - _debiased_range(mean_a, z[:, :k]))
-    star = (sb - sa) - (sb.mean() - sa.mean())  # bootstrap errors, centred
-    q_lo, q_hi = np.quantile(star, [alpha / 2, 1 - alpha / 2])
-    p = float(min(1.0, 2 * min(np.mean(star >= abs(d_hat)), np.mean(star <= -abs(d_hat)))))
-    return Estimate(d_hat, d_hat - float(q_hi), d_hat - float(q_lo), n, "parametric bootstrap", max(p, 1.0 / draws))
+    # the spread of that estimate: re-estimate it on bootstrap replicates (a nested bootstrap, smaller)
+    inner = z[:500]
+    star = (_debiased_ranges(mean_b[None, :] + z[:NESTED, k:], inner[:, k:], steps=12)
+            - _debiased_ranges(mean_a[None, :] + z[:NESTED, :k], inner[:, :k], steps=12))
+    sd = float(star.std(ddof=1))
+    if not sd > 0:
+        return Estimate(d_hat, d_hat, d_hat, n, "parametric bootstrap", 1.0 if d_hat == 0 else 0.0)
+    half = _z(alpha) * sd
+    p = float(2 * sps.norm.sf(abs(d_hat) / sd))
+    return Estimate(d_hat, d_hat - half, d_hat + half, n, "parametric bootstrap", p)
 
 
 # -- what a study can detect --------------------------------------------------------------------------

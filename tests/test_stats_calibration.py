@@ -21,7 +21,7 @@ from benchmarks import stats_calibration as cal  # noqa: E402
 
 COVERAGE_BAND = (0.925, 0.975)  # per interval: nominal 95%
 SIZE_BAND = (0.02, 0.08)  # per test: nominal 5%
-REPORT_MAX = 0.10  # per report after correction: at most 5%, plus sampling room for 20 reports
+REPORT_MAX = 0.125  # per report after correction: at most 5%, plus sampling room for 16 reports (2 of 16)
 
 
 def pooled(rates) -> float:
@@ -41,7 +41,7 @@ def work():
 
 @pytest.fixture(scope="module")
 def seats(work):
-    return cal.seats(work, replicates=120, games=300, seed=101)
+    return cal.seats(work, replicates=100, games=300, seed=101)
 
 
 def test_share_intervals_cover_at_the_nominal_level(seats):
@@ -74,11 +74,11 @@ def test_balance_interval_covers_and_is_less_biased(seats):
 
 
 def test_paired_differences_of_identical_arms_cover_zero(work):
-    res = cal.pairs(work, replicates=50, games=300, seed=202)
+    res = cal.pairs(work, replicates=30, games=300, seed=202)
     cov = res["coverage_all"]["rate"]
     assert in_band(cov, COVERAGE_BAND), res["coverage_by_measure"]
     for key, r in res["coverage_by_measure"].items():
-        assert r["rate"] >= 0.84, (key, r)  # no single measure far off (50 pairs each)
+        assert r["rate"] >= 0.75, (key, r)  # no single measure far off: at most 7 of 30 misses (p < 0.001 each at 95%)
 
 
 def test_seat_adjusted_players_do_not_inherit_the_seat_edge(work):
@@ -95,7 +95,7 @@ def test_john_roles_against_the_expected_share_cover_zero(work):
 
 
 def test_reports_on_null_studies_rarely_claim_anything(work):
-    res = cal.reports(work, replicates=20, games=300, seed=505)
+    res = cal.reports(work, replicates=16, games=300, seed=505)
     assert res["claims_per_report"] >= 25
     assert res["any_detectable_holm"]["rate"] <= REPORT_MAX, res
     assert res["any_detectable_bh"]["rate"] <= REPORT_MAX, res
