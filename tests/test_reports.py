@@ -368,3 +368,11 @@ def test_reports_reads_only_the_dataset():
         src = path.read_text()
         assert not re.search(r"^\s*(from|import)\s+(kernels|sim|pipelines)\b", src, re.M), path
         assert "import matplotlib.pyplot" not in src, path
+
+
+def test_heavy_weather_section_without_john(tmp_path):
+    arms = [FakeArm("calm", games=800), FakeArm("heavy", games=800, rules={"heavy_weather": 1}, turns_shift=5)]
+    write_study(tmp_path, arms, seed=31)
+    s = json.loads(build_report(tmp_path)["json"].read_text())["sections"]
+    assert "knutten.heavy_weather" in s and list(s["knutten.heavy_weather"]["data"]["pairs"]) == ["heavy vs calm"]
+    assert s["knutten.john_knut"]["verdicts"][0].startswith("No arm plays with John Knut")
