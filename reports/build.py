@@ -4,8 +4,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reports import render, text
-from reports.context import Context
+from reports import plots, render, text
+from reports.claims import Family
+from reports.context import Context, Options
 from reports.dataset import Dataset, ReportError
 from reports.model import Section, Table
 from reports.registry import sections as plugin_sections
@@ -19,19 +20,56 @@ def _as_list(result) -> list[Section]:
     return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
-def build_sections(dataset: Dataset) -> tuple[list[Section], dict[str, int]]:
-    """Generic sections then the game's registered ones, per game in the study; games per arm."""
+def _make(contexts: list[Context]) -> list[Section]:
     sections: list[Section] = []
-    games: dict[str, int] = {}
-    for game in dataset.game_names:
-        ctx = Context(dataset, game)
-        games.update({name: st.games for name, st in seat_stats(ctx).items()})
-        for make in (*GENERIC, *plugin_sections(game)):
+    for ctx in contexts:
+        for make in (*GENERIC, *plugin_sections(ctx.game)):
             sections += _as_list(make(ctx))
+    return sections
+
+
+def build_sections(dataset: Dataset, options: Options | None = None, figures: bool = True
+                   ) -> tuple[list[Section], dict[str, int]]:
+    """Generic sections then the game's registered ones, per game in the study; games per arm.
+
+    Twice: the first pass (no figures; every number is cached) collects the report's claims, the
+    family is corrected (reports.claims), the second pass words every verdict from the corrected
+    decisions. The last section lists the claims."""
+    options = options or Options.resolve(dataset.study)
+    family = Family(options.correction)
+    contexts = [Context(dataset, game, options, family) for game in dataset.game_names]
+    games: dict[str, int] = {}
+    for ctx in contexts:
+        games.update({name: st.games for name, st in seat_stats(ctx).items()})
+    family.collecting = True
+    with plots.disabled():
+        _make(contexts)
+    family.correct()
+    if figures:
+        sections = _make(contexts)
+    else:
+        with plots.disabled():
+            sections = _make(contexts)
+    sections.append(claims_section(family))
     return sections, games
 
 
-def _header(dataset: Dataset, games: dict[str, int]) -> tuple[dict, Table]:
+def claims_section(family: Family) -> Section:
+    claims = list(family.claims.values())
+    found = [c for c in claims if c._rejected]
+    sec = Section(key="claims", title="Claims and multiple comparisons", notes=[family.describe()])
+    sec.verdicts = [f"{len(found)} of {len(claims)} claims are detectable after the {family.name} correction "
+                    f"(at {family.alpha:.0%} over the whole report)."]
+    sec.data = family.to_dict()
+    sec.tables.append(Table("Every claim of the report", ["section", "claim", "p-value", "adjusted p", "detectable"],
+                            [[c.section, c.label, text.p_value(c.p_value, bare=True), text.p_value(c.adjusted, bare=True),
+                              "yes" if c._rejected else "no"] for c in claims],
+                            note=f"adjusted p: {family.name}; a claim is detectable when its adjusted p is below "
+                                 f"{family.alpha:g}"))
+    return sec
+
+
+def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[dict, Table]:
     arms = [{"name": a.name, "game": a.game, "players": a.players, "rules": a.rules, "policies": list(a.policies),
              "deck": a.deck, "games": games.get(a.name, 0)} for a in dataset.all_arms]
     header = {
@@ -39,6 +77,8 @@ def _header(dataset: Dataset, games: dict[str, int]) -> tuple[dict, Table]:
                     "seed": dataset.study.get("seed"), "games": sum(games.values()), "arms": arms},
         "games": {g: {"score": i.score, "higher_score_wins": i.higher_score_wins, "version": i.version}
                   for g, i in dataset.games.items()},
+        "report_options": {"edge": options.edge, "correction": options.correction,
+                           "equivalence_margin": options.equivalence_margin},
         "provenance": dataset.manifest.get("provenance", {}),
     }
     names = list(dict.fromkeys(k for a in arms for k in a["rules"]))
@@ -53,18 +93,22 @@ def _header(dataset: Dataset, games: dict[str, int]) -> tuple[dict, Table]:
     return header, table
 
 
-def build_report(dataset_dir, out_dir=None) -> dict[str, Path]:
+def build_report(dataset_dir, out_dir=None, *, edge: float | None = None, correction: str | None = None,
+                 equivalence_margin: float | None = None) -> dict[str, Path]:
     """Read the study's Parquet dataset and write report.html, report.md and summary.json.
 
-    ``out_dir`` defaults to ``dataset_dir``. Returns ``{"html": ..., "md": ..., "json": ...}``.
-    Raises ``ReportError`` when the directory holds no readable dataset."""
+    ``out_dir`` defaults to ``dataset_dir``. The options default to study.json's ``report`` table
+    (docs/statistics.md): ``edge`` (a share, 0.01 = 1 point) for 'games needed', ``correction``
+    ('holm' or 'bh') and ``equivalence_margin`` (a share). Returns ``{"html": ..., "md": ..., "json": ...}``.
+    Raises ``ReportError`` when the directory holds no readable dataset or an option is invalid."""
     dataset = Dataset(dataset_dir)
     if not dataset.arms:
         raise ReportError(f"{dataset.root}: no batch files yet (expected <arm>/batch-*.parquet)")
+    options = Options.resolve(dataset.study, edge=edge, correction=correction, equivalence_margin=equivalence_margin)
     out = Path(out_dir) if out_dir is not None else dataset.root
     out.mkdir(parents=True, exist_ok=True)
-    sections, games = build_sections(dataset)
-    header, table = _header(dataset, games)
+    sections, games = build_sections(dataset, options)
+    header, table = _header(dataset, games, options)
     paths = {"html": out / "report.html", "md": out / "report.md", "json": out / "summary.json"}
     render.write_html(paths["html"], header, table, sections)
     render.write_markdown(paths["md"], header, table, sections)

@@ -1,25 +1,65 @@
-"""What sections share while one game's part of a report is built: the scan and computed results."""
+"""What sections share while one game's part of a report is built: the scan, computed results, the
+report's options and its family of claims (reports.claims)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from reports.claims import Claim, Family
 from reports.dataset import Arm, Dataset, GameInfo
+
+SMALL_STUDY = 1000  # games per arm below which a report warns that only large effects can be seen
+
+
+@dataclass(frozen=True)
+class Options:
+    """Report options: the study file's optional ``report`` table, overridden by build_report's
+    keyword arguments. ``edge``: the smallest edge (a share, 0.01 = 1 point) the user cares about,
+    for 'games needed'; ``correction``: 'holm' or 'bh'; ``equivalence_margin``: a share; when given,
+    an edge inside +-margin (two one-sided tests) is reported as 'equivalent to fair'."""
+
+    edge: float = 0.01
+    correction: str = "holm"
+    equivalence_margin: float | None = None
+
+    @classmethod
+    def resolve(cls, study: dict | None = None, **overrides) -> "Options":
+        table = dict((study or {}).get("report") or {})
+        unknown = set(table) - {"edge", "correction", "equivalence_margin"}
+        if unknown:
+            from reports.dataset import ReportError
+            raise ReportError(f"study.json report: unknown keys {sorted(unknown)}")
+        table.update({k: v for k, v in overrides.items() if v is not None})
+        opts = cls(**table)
+        if not (isinstance(opts.edge, (int, float)) and 0 < opts.edge < 1):
+            from reports.dataset import ReportError
+            raise ReportError(f"report edge must be a share between 0 and 1 (0.01 = 1 point), not {opts.edge!r}")
+        if opts.correction not in ("holm", "bh"):
+            from reports.dataset import ReportError
+            raise ReportError(f"report correction must be 'holm' or 'bh', not {opts.correction!r}")
+        m = opts.equivalence_margin
+        if m is not None and not (isinstance(m, (int, float)) and 0 < m < 1):
+            from reports.dataset import ReportError
+            raise ReportError(f"report equivalence_margin must be a share between 0 and 1, not {m!r}")
+        return opts
 
 
 class Context:
     """One game of a study: its arms, one lazy scan, and a cache so a result computed by one
     section (seat shares, paired comparisons) is reused by the next instead of re-read."""
 
-    def __init__(self, dataset: Dataset, game: str):
+    def __init__(self, dataset: Dataset, game: str, options: Options | None = None, family: Family | None = None):
         self.dataset = dataset
         self.game = game
         self.info: GameInfo = dataset.games[game]
         self.arms: list[Arm] = dataset.arms_of(game)
         self.max_players = max(a.players for a in self.arms)
         self.multi_game = len(dataset.game_names) > 1
+        self.options = options or Options.resolve(dataset.study)
+        self.family = family or Family(self.options.correction)
         self._cache: dict[Any, Any] = {}
 
     @property
@@ -43,6 +83,10 @@ class Context:
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
+
+    def claim(self, key: str, section: str, label: str, p_value: float) -> Claim:
+        """Register a claim of this report (see reports.claims); keys are made unique per game."""
+        return self.family.add(f"{self.game}:{key}", section, label, p_value)
 
     @property
     def score_word(self) -> str:

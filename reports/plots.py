@@ -5,6 +5,8 @@ so nothing global is touched and no display is needed.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
 import math
 
@@ -19,6 +21,29 @@ from reports.model import Figure as ReportFigure
 
 DPI = 100
 COLORS = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+
+
+_DRAW = [True]
+
+
+@contextlib.contextmanager
+def disabled():
+    """Within this block every plot returns an empty figure: a report's first pass only collects its
+    claims (reports.claims), and the calibration suite needs no pictures."""
+    _DRAW.append(False)
+    try:
+        yield
+    finally:
+        _DRAW.pop()
+
+
+def _drawn(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if not _DRAW[-1]:
+            return ReportFigure(title=kwargs.get("title", ""), png=b"", alt="")
+        return func(*args, **kwargs)
+    return wrapper
 
 
 def _percent() -> PercentFormatter:
@@ -67,6 +92,7 @@ def _err(est: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.vstack([np.maximum(est - lo, 0), np.maximum(hi - est, 0)])
 
 
+@_drawn
 def interval_bars(frame: pl.DataFrame, x: str, y: str, lo: str, hi: str, *, hue: str | None = None,
                   ref: str | float | None = None, ref_label: str = "fair share", xlabel: str = "",
                   ylabel: str = "", title: str = "", percent: bool = True) -> ReportFigure:
@@ -100,6 +126,7 @@ def interval_bars(frame: pl.DataFrame, x: str, y: str, lo: str, hi: str, *, hue:
     return _png(fig, title, f"{title}: bars with 95% intervals")
 
 
+@_drawn
 def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel: str | None = None,
            lo2: str | None = None, hi2: str | None = None, ref: float | str | None = 0.0,
            xlabel: str = "", title: str = "", percent: str | None = None,
@@ -157,6 +184,7 @@ def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel
     return _png(fig, full, f"{full}: estimates with 95% intervals")
 
 
+@_drawn
 def histograms(frame: pl.DataFrame, value: str, count: str, *, hue: str, panel: str | None = None,
                xlabel: str = "", title: str = "", max_bins: int = 40) -> ReportFigure:
     """Step histograms from value counts (share of games per bin), one line per ``hue``, small
@@ -200,6 +228,7 @@ def histograms(frame: pl.DataFrame, value: str, count: str, *, hue: str, panel: 
     return _png(fig, title, f"{title}: histogram")
 
 
+@_drawn
 def heatmap(frame: pl.DataFrame, row: str, col: str, value: str, lo: str, hi: str, *, title: str = "",
             xlabel: str = "", ylabel: str = "", center: float = 0.5) -> ReportFigure:
     """Matrix of shares (row against col) annotated with estimate and interval; empty cells blank."""

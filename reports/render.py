@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from reports.model import Section, Table
-from reports.stats import ChiSquare, Estimate
+from reports.claims import Claim
+from reports.stats import Estimate, Gaps, TestResult
 
 CSS = """
 body{font-family:-apple-system,"Segoe UI",Roboto,"DejaVu Sans",Arial,sans-serif;margin:0;color:#1d2125;background:#fafafa;line-height:1.45}
@@ -35,7 +36,7 @@ nav ul{columns:2;font-size:.9em}
 # -- summary.json -------------------------------------------------------------------------------
 def plain(obj):
     """JSON-safe copy: numpy scalars to Python, NaN/inf to null, Estimates to dicts."""
-    if isinstance(obj, (Estimate, ChiSquare)):
+    if isinstance(obj, (Estimate, TestResult, Gaps, Claim)):
         return plain(obj.to_dict())
     if isinstance(obj, dict):
         return {str(k): plain(v) for k, v in obj.items()}
@@ -77,6 +78,13 @@ def aligns(t: Table) -> list[str]:
     return out
 
 
+def _method_line(header: dict) -> str:
+    opts = header.get("report_options") or {}
+    name = {"holm": "Holm", "bh": "Benjamini-Hochberg"}.get(opts.get("correction", "holm"), "Holm")
+    return (f"All intervals are 95%; every 'detectable' is decided after the {name} correction over all claims of "
+            f"the report (see 'Claims and multiple comparisons').")
+
+
 # -- markdown -----------------------------------------------------------------------------------
 def _md_cell(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
@@ -110,7 +118,7 @@ def _md_section(sec: Section) -> list[str]:
 def write_markdown(path: Path, header: dict, header_table: Table, sections: list[Section]) -> None:
     lines = [f"# kaartlab report: {header['dataset']['study']}", "",
              f"Dataset `{header['dataset']['path']}`, fingerprint `{header['dataset']['fingerprint']}`, "
-             f"seed {header['dataset']['seed']}. All intervals are 95%.", "", md_table(header_table), ""]
+             f"seed {header['dataset']['seed']}. {_method_line(header)}", "", md_table(header_table), ""]
     for sec in sections:
         lines += _md_section(sec)
     path.write_text("\n".join(lines).rstrip() + "\n")
@@ -177,7 +185,7 @@ def write_html(path: Path, header: dict, header_table: Table, sections: list[Sec
 <body><main>
 <h1>kaartlab report: {_e(d['study'])}</h1>
 <p class="meta">Dataset <code>{_e(d['path'])}</code>, fingerprint <code>{_e(d['fingerprint'])}</code>,
-seed {_e(d['seed'])}. All intervals are 95%. {_e(prov_text)}</p>
+seed {_e(d['seed'])}. {_e(_method_line(header))} {_e(prov_text)}</p>
 {html_table(header_table)}
 {_toc(sections)}
 {''.join(_html_section(s) for s in sections)}

@@ -32,6 +32,20 @@ def share_digits(est: Estimate) -> int:
     return 2 if _finite(est.lo, est.hi) and (est.hi - est.lo) * 100 < 0.2 else 1
 
 
+def zero_safe_digits(lo: float, hi: float, digits: int, most: int = 6) -> int:
+    """At least ``digits`` decimals, more when needed so that rounding never hides on which side of 0
+    an interval lies: an interval that excludes 0 never shows a bound of 0 or of the other sign."""
+    if not _finite(lo, hi) or lo <= 0 <= hi:
+        return digits
+    d = digits
+    while d < most:
+        rl, rh = round(lo, d), round(hi, d)
+        if (lo > 0 and rl > 0) or (hi < 0 and rh < 0):
+            break
+        d += 1
+    return d
+
+
 def share_ci(est: Estimate) -> str:
     """'27.1% (26.9-27.3)'."""
     d = share_digits(est)
@@ -53,6 +67,7 @@ def points(est: Estimate, digits: int | None = None) -> str:
     """A difference of shares in percentage points: '+2.1 points (1.8 to 2.4)'."""
     if digits is None:
         digits = share_digits(est)
+    digits = zero_safe_digits(est.lo * 100, est.hi * 100, digits) if _finite(est.lo, est.hi) else digits
     if not _finite(est.lo, est.hi):
         return f"{signed(est.value * 100, digits)} points"
     return (f"{signed(est.value * 100, digits)} points "
@@ -95,6 +110,8 @@ def value_ci(est: Estimate, signed_values: bool = False) -> str:
     if not _finite(est.lo, est.hi):
         return signed(est.value, 2) if signed_values else number(est.value)
     d = _decimals_for_width(est.hi - est.lo)
+    if signed_values:
+        d = zero_safe_digits(est.lo, est.hi, d)
     f = (lambda v: signed(v, d)) if signed_values else (lambda v: f"{v:,.{d}f}")
     return f"{f(est.value)} ({f(est.lo)} to {f(est.hi)})"
 

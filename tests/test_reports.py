@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
 
 # tests/ for the fixture module; the repo root first so `reports` is this checkout's package even
 # when an editable install predates reports/__init__.py (it would resolve to a namespace package).
@@ -21,8 +22,8 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 from reports_fixtures import FakeArm, probs_for, weighted_wins, write_study  # noqa: E402
 
 from reports import build_report  # noqa: E402
-from reports.context import Context  # noqa: E402
-from reports.dataset import Dataset  # noqa: E402
+from reports.context import Context, Options  # noqa: E402
+from reports.dataset import Dataset, ReportError  # noqa: E402
 from reports.registry import outcomes, sections  # noqa: E402
 from reports.sections import first_player  # noqa: E402
 
@@ -30,12 +31,17 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 EDGE_PROBS = (0.30, 0.70 / 3, 0.70 / 3, 0.70 / 3)  # seat 0 wins 5 points more than a fair 25%
 JOHN_SHIFT = 10.0  # turns John adds to every game in the fixture
-STRENGTH = {"greedy": 1.3, "cautious": 1.0}
-ROTATION = (("greedy", "cautious", "greedy", "cautious"), ("cautious", "greedy", "cautious", "greedy"))
+STRENGTH = {"greedy": 1.3, "cautious(start=self)": 1.0}
+ROTATION = (("greedy", "cautious(start=self)", "greedy", "cautious(start=self)"),
+            ("cautious(start=self)", "greedy", "cautious(start=self)", "greedy"))  # labels are opaque names
 
 
-def seat_stats(root: Path, game: str = "knutten") -> dict:
-    return first_player.seat_stats(Context(Dataset(root), game))
+def seat_stats(root: Path, game: str = "knutten", **options) -> dict:
+    """First-player numbers of a dataset; their claims are the whole family (corrected here)."""
+    ctx = Context(Dataset(root), game, Options.resolve(Dataset(root).study, **options))
+    stats = first_player.seat_stats(ctx)
+    ctx.family.correct()
+    return stats
 
 
 # -- first-player advantage -------------------------------------------------------------------------
@@ -71,18 +77,35 @@ def test_injected_five_point_edge_is_detected_and_covered(tmp_path):
     assert "above a fair share (25.0%): a real first-player advantage" in verdict
 
 
-def test_too_few_games_says_so_with_games_needed(tmp_path):
-    write_study(tmp_path, [FakeArm("small", games=300, win_probs=(0.28, 0.24, 0.24, 0.24))], seed=3)
-    st = seat_stats(tmp_path)["small"]
-    assert not st.edge.excludes(0.0)
-    p0 = st.shares[0].value
-    h = 2 * np.arcsin(np.sqrt(p0)) - 2 * np.arcsin(np.sqrt(0.25))  # Cohen's h, one-sample normal test
-    expected = ((sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) / h) ** 2
-    assert st.needed == pytest.approx(expected, rel=0.01)
-    assert st.needed > st.games
-    verdict = first_player.edge_verdict(st)
-    assert "too few games to tell" in verdict
-    assert f"{int(st.needed):,} games" in verdict and "this arm has 300" in verdict
+def test_detectable_edge_and_games_for_the_named_edge(tmp_path):
+    """Not post hoc: both come from the per-game variance (shared wins included), not the observed edge."""
+    written = write_study(tmp_path, [FakeArm("small", games=300, win_probs=(0.28, 0.24, 0.24, 0.24))], seed=3)
+    cols = written["columns"]["small"]
+    w0 = (cols["winner_mask"] & 1) / cols["n_winners"]
+    sd = w0.std(ddof=1)
+    z = sps.norm.ppf(0.975) + sps.norm.ppf(0.8)
+    for edge in (0.01, 0.03):
+        st = seat_stats(tmp_path, edge=edge)["small"]
+        assert not st.edge.excludes(0.0)
+        assert st.detectable == pytest.approx(z * sd / np.sqrt(300), rel=1e-3)
+        assert st.needed == pytest.approx(np.ceil((z * sd / edge) ** 2), abs=1)
+        verdict = first_player.edge_verdict(st)
+        assert "no detectable first-player advantage" in verdict
+        assert f"detects edges of {st.detectable * 100:.2g} points" in verdict
+        assert f"an edge of {edge * 100:g} point" in verdict and f"about {int(st.needed):,} games" in verdict
+        assert "with 95% confidence the edge is within +-" in verdict
+    # the named edge comes from study.json's report table too, and bad values are refused
+    manifest = json.loads((tmp_path / "study.json").read_text())
+    manifest["study"]["report"] = {"edge": 0.02, "correction": "bh"}
+    (tmp_path / "study.json").write_text(json.dumps(manifest))
+    assert Options.resolve(Dataset(tmp_path).study) == Options(edge=0.02, correction="bh")
+    with pytest.raises(ReportError):
+        Options.resolve({"report": {"edge": 2}})
+    with pytest.raises(ReportError):
+        Options.resolve({"report": {"correction": "bonferroni"}})
+    small = [v for v in json.loads(build_report(tmp_path, out_dir=tmp_path / "r")["json"].read_text())
+             ["sections"]["first_player"]["verdicts"] if "only 300 games" in v]
+    assert small, "a 300-game arm gets a small-sample warning"
 
 
 # -- full report on a common-random-number study ------------------------------------------------------
@@ -119,14 +142,30 @@ def test_summary_json_contains_the_numbers(study):
     assert s["dataset"]["fingerprint"] == study["written"]["fingerprint"]
     assert {a["name"]: a["games"] for a in s["dataset"]["arms"]}["john-on"] == 12000
     assert list(s["sections"]) == ["first_player", "distributions", "variants", "policies", "knutten.john_knut",
-                                   "knutten.heavy_weather"]
+                                   "knutten.heavy_weather", "claims"]
     fp = s["sections"]["first_player"]["data"]["arms"]["john-off"]
     ref = weighted_wins(cols["john-off"], 4) / 12000
     assert [x["estimate"] for x in fp["seats"]] == pytest.approx(ref.tolist())
     assert fp["seat0_edge"]["estimate"] == pytest.approx(ref[0] - 0.25)
     assert fp["seat0_edge"]["detected"] is True
     assert {"statistic", "df", "p_value"} <= set(fp["equal_seats_test"])
-    assert fp["balance"]["estimate"] == pytest.approx(1 - (ref.max() - ref.min()))
+    bal = fp["balance"]
+    assert bal["plain_max_minus_min"] == pytest.approx(ref.max() - ref.min())
+    # bias-corrected: the plain max - min overstates the gap, so balance rises, within 0-100%
+    assert 1 - (ref.max() - ref.min()) <= bal["estimate"] and 0 <= bal["lo"] <= bal["estimate"] <= bal["hi"] <= 1
+    # a share's interval: Wilson at the effective number of games n p(1-p) / var (per-game variance)
+    c = cols["john-off"]
+    w0 = (c["winner_mask"] & 1) / c["n_winners"]
+    n_eff = w0.size * w0.mean() * (1 - w0.mean()) / w0.var()
+    lo, hi = proportion_confint(w0.mean() * n_eff, n_eff, method="wilson")
+    assert (fp["seats"][0]["lo"], fp["seats"][0]["hi"]) == pytest.approx((lo, hi))
+    # one method per quantity: seat 0's share has the same interval in the variant comparison
+    base = s["sections"]["variants"]["data"]["pairs"]["john-on vs john-off"]["measures"]["seat0_win"]["baseline"]
+    assert (base["lo"], base["hi"]) == pytest.approx((fp["seats"][0]["lo"], fp["seats"][0]["hi"]), rel=1e-9)
+    claims = s["sections"]["claims"]["data"]
+    assert claims["correction"] == "Holm" and len(claims["claims"]) > 20
+    assert all(k in claims["claims"] for k in ("knutten:first_player/john-off/seat0_edge",
+                                               "knutten:variants/john-on vs john-off/turns"))
     turns = s["sections"]["distributions"]["data"]["arms"]["john-on"]["turns"]
     t = cols["john-on"]["turns"]
     assert turns["mean"] == pytest.approx(t.mean())
@@ -178,20 +217,47 @@ def test_john_knut_roles(study):
     assert roles["target"]["win_share"]["estimate"] < 0.01 and roles["target"]["detected"]  # fixture: target never wins
     assert roles["drawer"]["win_share"]["lo"] <= 0.25 <= roles["drawer"]["win_share"]["hi"]
     verdicts = study["summary"]["sections"]["knutten.john_knut"]["verdicts"]
-    assert any("receives John's first bite" in v and "hurts" in v for v in verdicts)
+    assert any("receives John's first bite" in v and "goes with winning less often (an association" in v
+               for v in verdicts)
+    assert not any("helps" in v or "hurts" in v for v in verdicts)  # associations are not stated as causes
     assert "john-off" not in study["summary"]["sections"]["knutten.john_knut"]["data"]["arms"]
 
 
 def test_policy_comparison(study):
     group = study["summary"]["sections"]["policies"]["data"]["groups"][0]
     assert group["arms"] == ["mixed-0", "mixed-1"] and group["separable"] is True
-    greedy, cautious = group["policies"]["greedy"], group["policies"]["cautious"]
+    C = "cautious(start=self)"
+    greedy, cautious = group["policies"]["greedy"], group["policies"][C]
     assert greedy["lo"] > 0.25 > cautious["hi"]
     assert greedy["lo"] <= 1.3 / 4.6 <= greedy["hi"]  # true share 1.3 / (2 * 1.3 + 2 * 1.0), ties aside
     h2h = {(m["policy"], m["opponent"]): m["estimate"] for m in group["matchups"]}
-    assert h2h["greedy", "cautious"] + h2h["cautious", "greedy"] == pytest.approx(1.0)
-    assert h2h["greedy", "cautious"] > 0.5
+    assert h2h["greedy", C] + h2h[C, "greedy"] == pytest.approx(1.0)
+    assert h2h["greedy", C] > 0.5
+    adj = group["seat_adjusted"]
+    assert adj["greedy"]["lo"] > 0.25 > adj[C]["hi"] and adj["greedy"]["detected"] and adj[C]["detected"]
+    assert adj["greedy"]["lo"] <= 1.3 / 4.6 <= adj["greedy"]["hi"]
     assert len(group["seat_policy"]) == 8
+
+
+def test_relabelled_equal_players_are_not_ranked(tmp_path):
+    """Identical players under three labels, seat 0 with a 5-point edge: the raw shares inherit the seat,
+    the seat-adjusted ones do not; one arm alone gets a warning and no claim."""
+    rot = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
+           ("cautious", "random", "trap", "cautious"), ("trap", "cautious", "random", "cautious"))
+    arms = [FakeArm(f"m{i}", games=6000, policies=pol, win_probs=EDGE_PROBS, tie_rate=0.4, rules={"threshold": 25})
+            for i, pol in enumerate(rot)]
+    arms.append(FakeArm("alone", games=3000, policies=rot[0], win_probs=EDGE_PROBS, rules={"threshold": 20}))
+    write_study(tmp_path, arms, seed=21)
+    s = json.loads(build_report(tmp_path)["json"].read_text())["sections"]["policies"]
+    rotated, alone = s["data"]["groups"]
+    assert rotated["separable"] and not alone["separable"]
+    assert rotated["policies"]["trap"]["lo"] > 0.25  # raw: trap sat at seat 0 in two of four arms
+    for p, e in rotated["seat_adjusted"].items():
+        assert e["lo"] <= 0.25 <= e["hi"] and not e["detected"], p
+    assert all(e is None for e in alone["seat_adjusted"].values())
+    verdicts = " ".join(s["verdicts"])
+    assert "stronger than the field" not in verdicts and "weaker than the field" not in verdicts
+    assert "cannot be told apart" in verdicts
 
 
 def test_markdown_and_html_carry_the_verdicts(study):
@@ -281,7 +347,7 @@ def test_game_without_registered_sections_gets_the_generic_report(tmp_path):
     paths = build_report(tmp_path)
     assert paths["html"] == tmp_path / "report.html"
     s = json.loads(paths["json"].read_text())
-    assert list(s["sections"]) == ["first_player", "distributions", "variants"]
+    assert list(s["sections"]) == ["first_player", "distributions", "variants", "claims"]
     assert s["games"]["newgame"]["higher_score_wins"] is True
     dist = s["sections"]["distributions"]["verdicts"][0]
     assert "points per seat" in dist and "higher is better" in dist
@@ -302,3 +368,11 @@ def test_reports_reads_only_the_dataset():
         src = path.read_text()
         assert not re.search(r"^\s*(from|import)\s+(kernels|sim|pipelines)\b", src, re.M), path
         assert "import matplotlib.pyplot" not in src, path
+
+
+def test_heavy_weather_section_without_john(tmp_path):
+    arms = [FakeArm("calm", games=800), FakeArm("heavy", games=800, rules={"heavy_weather": 1}, turns_shift=5)]
+    write_study(tmp_path, arms, seed=31)
+    s = json.loads(build_report(tmp_path)["json"].read_text())["sections"]
+    assert "knutten.heavy_weather" in s and list(s["knutten.heavy_weather"]["data"]["pairs"]) == ["heavy vs calm"]
+    assert s["knutten.john_knut"]["verdicts"][0].startswith("No arm plays with John Knut")

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 from reports_fixtures import FakeArm, write_study  # noqa: E402
@@ -82,7 +83,7 @@ def child(real, key: str) -> dict:
 def test_wizard_is_registered_and_reported(real):
     assert sections("wizard") and outcomes("wizard")
     s = real["summary"]
-    assert list(s["sections"]) == ["first_player", "distributions", "variants", "wizard"]
+    assert list(s["sections"]) == ["first_player", "distributions", "variants", "wizard", "claims"]
     w = real["wizard"]
     assert list(w["children"]) == ["wizard.positions", "wizard.bid_accuracy", "wizard.scores", "wizard.hook_rule"]
     md, html = real["paths"]["md"].read_text(), real["paths"]["html"].read_text()
@@ -165,11 +166,13 @@ def test_exact_bid_rates_match_numpy(real):
         assert est["estimate"] == pytest.approx(d.mean()) and est["method"] == "paired t"
         half = sps.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
         assert est["hi"] - est["estimate"] == pytest.approx(half)
-        # seat 0: per-game share with a t-interval over games (rounds of one game are not independent)
+        # seat 0: per-game share, Wilson at the effective number of games from the per-game variance
+        # (rounds of one game are not independent), the report's one interval for shares
         x0 = exact[:, :, 0].mean(axis=1)
         seat0 = a["by_seat"][0]["exact"]
-        assert seat0["hi"] - seat0["estimate"] == pytest.approx(sps.t.ppf(0.975, GAMES - 1) * x0.std(ddof=1)
-                                                               / np.sqrt(GAMES))
+        n_eff = GAMES * x0.mean() * (1 - x0.mean()) / x0.var()
+        lo, hi = proportion_confint(x0.mean() * n_eff, n_eff, method="wilson")
+        assert (seat0["lo"], seat0["hi"]) == pytest.approx((lo, hi))
         # bids adding up to the cards dealt: never under the hook rule
         adds_up = (bids.sum(axis=2) == np.arange(1, ROUNDS + 1)).mean()
         assert a["bids_add_up"]["estimate"] == pytest.approx(adds_up)

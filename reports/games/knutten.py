@@ -6,6 +6,7 @@ john_discards, john_discarded_turn. ``score`` is bites per seat (fewer is better
 """
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from reports import metrics as m
@@ -15,16 +16,17 @@ from reports.context import Context
 from reports.dataset import Arm, Pair
 from reports.model import Section, Table
 from reports.sections import variants
-from reports.stats import mean_interval, wilson
+from reports.sections.first_player import adjusted, seat_stats
+from reports.stats import Estimate, mean_interval, moment_matrices, share_from_sums, wilson
 
 OUTCOMES = (
-    Measure("bites", "bites per game", lambda arm: m.score_total()),
+    Measure("bites", "bites per game", lambda arm: m.score_total(), lower=0.0),
     Measure("wind_share", "games with a WIND call", lambda arm: pl.col("wind_calls") > 0, share=True),
-    Measure("wind_calls", "WIND calls per game", lambda arm: pl.col("wind_calls")),
-    Measure("swarm_bites", "swarm bites per game", lambda arm: pl.col("swarm_bites")),
-    Measure("cannot_play", "cannot-play bites per game", lambda arm: pl.col("cannot_play")),
-    Measure("reshuffles", "reshuffles per game", lambda arm: pl.col("reshuffles")),
-    Measure("john_bites", "John bites per game", lambda arm: pl.col("john_bites")),
+    Measure("wind_calls", "WIND calls per game", lambda arm: pl.col("wind_calls"), lower=0.0),
+    Measure("swarm_bites", "swarm bites per game", lambda arm: pl.col("swarm_bites"), lower=0.0),
+    Measure("cannot_play", "cannot-play bites per game", lambda arm: pl.col("cannot_play"), lower=0.0),
+    Measure("reshuffles", "reshuffles per game", lambda arm: pl.col("reshuffles"), lower=0.0),
+    Measure("john_bites", "John bites per game", lambda arm: pl.col("john_bites"), lower=0.0),
 )
 # What a switch (John Knut, heavy weather) is judged on: length, WIND, bites, seat 0, balance.
 EFFECTS = ("turns", "rounds", "wind_share", "wind_calls", "bites", "seat0_win", "balance")
@@ -50,8 +52,14 @@ NOTES = [
     "held: drawn but never played (john_plays = 0, discarded or not); played: john_plays > 0; "
     "discarded: john_discards > 0. Shares of games with Wilson intervals; counts per game with t-intervals.",
     "Win share of the drawer / player / target: the 1/n-weighted win of the seat named by john_drawn_by / "
-    "john_played_by / john_target, over the games where that seat exists (Wilson interval, weighted wins "
-    "as successes), against the fair share 1/players.",
+    "john_played_by / john_target, over the games where that seat exists (Wilson interval at the effective "
+    "number of games). It is compared with the share expected from who holds the role: the arm's win "
+    "share of each seat, weighted by how often that seat holds the role (with equal seats this is "
+    "1/players; with a seat edge or mixed players it is not). The difference is the mean over all games "
+    "of (n/m) x role win - sum over seats (m_s/m) x seat win (m role games, m_s of them held by seat s), "
+    "with a t-interval; it is a claim of the report.",
+    "These are associations: a player who draws or plays John may differ from one who does not in ways "
+    "that also decide the game, so 'goes with winning more often' does not mean 'causes'.",
     "Effects are paired comparisons of arms that differ only in the switch (john_knut 0->1; heavy_weather "
     "0->1, heavy_bites_to_end may differ too), joined on the game index (common random numbers): mean "
     "per-game difference with a t-interval, the unpaired Welch interval alongside.",
@@ -70,7 +78,11 @@ def _john_query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
     for c in COUNTS:
         aggs += m.moments(pl.col(c), c)
     for col in ROLES:
-        aggs += m.moments(m.win_weight_at(col, players), f"role:{col}")
+        role = m.win_weight_at(col, players).fill_null(0.0)
+        aggs += [(pl.col(col) >= 0).sum().alias(f"role:{col}:n"), role.sum().alias(f"role:{col}:sum"),
+                 (role * role).sum().alias(f"role:{col}:sumsq")]
+        aggs += [(pl.col(col) == s).sum().alias(f"role:{col}:m{s}") for s in range(players)]
+        aggs += [(role * m.win_weight(s)).sum().alias(f"role:{col}:w{s}") for s in range(players)]
     for col in ("john_played_turn", "john_discarded_turn"):
         turn = pl.col(col).filter(pl.col(col) >= 0)
         aggs += [turn.mean().alias(f"{col}:mean"), turn.median().cast(pl.Float64).alias(f"{col}:median"),
@@ -91,14 +103,11 @@ def john_stats(ctx: Context) -> dict[str, dict]:
             if r is None or (arm in unknown and not r["in_deck"]):
                 continue
             n = int(r["games"])
-            roles = {}
-            for col in ROLES:
-                share = wilson(r[f"role:{col}:sum"] or 0.0, r[f"role:{col}:n"])
-                roles[ROLE_KEYS[col]] = {"share": share, "edge": share.shift(-arm.fair), "fair": arm.fair}
+            roles = {col_key: _role(ctx, arm, r, col, col_key) for col, col_key in ROLE_KEYS.items()}
             out[arm.name] = {
                 "arm": arm, "games": n, "in_deck": int(r["in_deck"]),
                 "events": {k: wilson(r[f"event:{k}"], n) for k in EVENTS},
-                "per_game": {c: mean_interval(r[f"{c}:mean"], r[f"{c}:var"], r[f"{c}:n"]) for c in COUNTS},
+                "per_game": {c: mean_interval(r[f"{c}:mean"], r[f"{c}:var"], r[f"{c}:n"], lower=0.0) for c in COUNTS},
                 "roles": roles,
                 "turns": {col: {"mean": r[f"{col}:mean"], "median": r[f"{col}:median"], "games": r[f"{col}:n"]}
                           for col in ("john_played_turn", "john_discarded_turn")},
@@ -107,17 +116,44 @@ def john_stats(ctx: Context) -> dict[str, dict]:
     return ctx.cached(("knutten", "john"), run)
 
 
+def _role(ctx: Context, arm: Arm, r: dict, col: str, key: str) -> dict:
+    """The role's win share and its difference from the share expected from the seats holding it."""
+    n, k = int(r["games"]), arm.players
+    mr = int(r[f"role:{col}:n"] or 0)
+    share = share_from_sums(r[f"role:{col}:sum"] or 0.0, r[f"role:{col}:sumsq"] or 0.0, mr)
+    st = seat_stats(ctx)[arm.name]
+    if mr == 0:
+        return {"share": share, "edge": Estimate(float("nan"), float("nan"), float("nan"), 0, "t"),
+                "fair": float("nan"), "claim": None}
+    held = np.array([r[f"role:{col}:m{s}"] or 0 for s in range(k)], float)
+    expected = float(held @ st.mean / mr)
+    # per game z = (n/m) role win - sum_s (m_s/m) w_s; its mean is the role's share minus the expected share
+    sums = np.concatenate([[r[f"role:{col}:sum"] or 0.0], st.wins])
+    cross = np.empty((k + 1, k + 1))
+    cross[0, 0] = r[f"role:{col}:sumsq"] or 0.0
+    cross[0, 1:] = cross[1:, 0] = [r[f"role:{col}:w{s}"] or 0.0 for s in range(k)]
+    cross[1:, 1:] = st.cov * (n - 1) + n * np.outer(st.mean, st.mean)
+    mean, cov = moment_matrices(sums, cross, n)
+    coef = np.concatenate([[n / mr], -held / mr])
+    edge = mean_interval(float(coef @ mean), float(coef @ cov @ coef), n, method="t, expected share from role holders")
+    label = f"{arm.name}: win share of {ROLES[col].removeprefix('the ')} against the expected share"
+    return {"share": share, "edge": edge, "fair": expected,
+            "claim": ctx.claim(f"john/{arm.name}/{key}", "knutten.john_knut", label, edge.p_value)}
+
+
 def _role_phrase(role: str, st: dict, what: str) -> str:
     share, edge = st["share"], st["edge"]
     if share.n == 0:
         return f"{ROLES[role]}: never happened"
-    d = text.share_digits(share)
-    if edge.excludes(0.0):
-        effect = f"{what} {'helps' if edge.value > 0 else 'hurts'}"
+    d = text.zero_safe_digits(edge.lo * 100, edge.hi * 100, text.share_digits(share))
+    expected = f"the {text.pct(st['fair'])} expected from the seats that hold this role"
+    if st["claim"].detected:
+        more = edge.value > 0
         return (f"{ROLES[role]} wins {text.share_ci(share)} of those games, {abs(edge.value) * 100:.{d}f} points "
-                f"{'above' if edge.value > 0 else 'below'} a fair share ({text.pct(st['fair'])}): {effect}")
-    return (f"{ROLES[role]} wins {text.share_ci(share)} of those games, {text.signed(edge.value * 100, d)} points "
-            f"against a fair share ({text.pct(st['fair'])}): no detectable effect of {what}")
+                f"{'above' if more else 'below'} {expected} ({adjusted(st['claim'])}): {what} goes with winning "
+                f"{'more' if more else 'less'} often (an association; it does not show that {what} is the cause)")
+    return (f"{ROLES[role]} wins {text.share_ci(share)} of those games, {text.points(edge)} against {expected}: "
+            f"no detectable association with {what}")
 
 
 ROLE_WHAT = {"john_drawn_by": "drawing John", "john_played_by": "playing John",
@@ -165,8 +201,9 @@ def _estimate_dicts(s: dict) -> dict:
         "games": s["games"], "games_with_john_in_deck": s["in_deck"],
         "events": {k: e.to_dict() for k, e in s["events"].items()},
         "per_game": {k: e.to_dict() for k, e in s["per_game"].items()},
-        "roles": {k: {"win_share": v["share"].to_dict(), "edge": v["edge"].to_dict(), "fair_share": v["fair"],
-                      "detected": v["edge"].excludes(0.0)} for k, v in s["roles"].items()},
+        "roles": {k: {"win_share": v["share"].to_dict(), "edge": v["edge"].to_dict(), "expected_share": v["fair"],
+                      **({kk: vv for kk, vv in v["claim"].to_dict().items() if kk not in ("section", "label")}
+                         if v["claim"] else {"detected": False})} for k, v in s["roles"].items()},
         "first_turns": s["turns"],
     }
 
@@ -175,9 +212,9 @@ def john_knut_section(ctx: Context) -> list[Section]:
     stats = john_stats(ctx)
     pairs = ctx.dataset.toggle_pairs(ctx.game, "john_knut")
     sec = Section(key=ctx.key("knutten.john_knut"), title=ctx.title("Knutten: John Knut impact"), notes=list(NOTES))
+    out = [sec]
     if not stats and not pairs:
         sec.verdicts = ["No arm plays with John Knut (rule john_knut = 1): nothing to report."]
-        return [sec]
     for name, s in stats.items():
         sec.verdicts += _arm_verdicts(name, s)
     sec.data = {"arms": {name: _estimate_dicts(s) for name, s in stats.items()}}
@@ -195,25 +232,27 @@ def john_knut_section(ctx: Context) -> list[Section]:
              for name, s in stats.items()]))
         sec.tables.append(Table(
             "Win share of John's drawer, player and target",
-            ["arm", "role", "games", "win share", "against fair share"],
+            ["arm", "role", "games", "win share", "expected share", "difference", "adjusted p"],
             [[name, ROLE_KEYS[col], text.count(s["roles"][key]["share"].n), text.share_ci(s["roles"][key]["share"]),
-              text.points(s["roles"][key]["edge"])] for name, s in stats.items() for col, key in ROLE_KEYS.items()]))
+              text.pct(s["roles"][key]["fair"]), text.points(s["roles"][key]["edge"]),
+              text.p_value(s["roles"][key]["claim"].adjusted, bare=True) if s["roles"][key]["claim"] else "n/a"]
+             for name, s in stats.items() for col, key in ROLE_KEYS.items()],
+            note="expected share: the arm's seat win shares weighted by how often each seat holds the role"))
         events = pl.DataFrame([{"event": k, "arm": name, "share": e.value, "lo": e.lo, "hi": e.hi}
                                for name, s in stats.items() for k, e in s["events"].items()])
         sec.figures.append(plots.interval_bars(events, "event", "share", "lo", "hi", hue="arm", xlabel="John Knut was ...",
                                                ylabel="share of games", title="John Knut: drawn, held, played, discarded"))
         roles = pl.DataFrame([{"who": f"{name}: {key}", "share": v["share"].value, "lo": v["share"].lo,
-                               "hi": v["share"].hi, "fair": v["fair"]}
+                               "hi": v["share"].hi, "expected": v["fair"]}
                               for name, s in stats.items() for key, v in s["roles"].items() if v["share"].n])
         if roles.height:
-            sec.figures.append(plots.forest(roles, "who", "share", "lo", "hi", ref="fair", percent="all",
-                                            xlabel="win share (dashed: fair share)",
+            sec.figures.append(plots.forest(roles, "who", "share", "lo", "hi", ref="expected", percent="all",
+                                            xlabel="win share (dashed: expected from the seats holding the role)",
                                             title="Win share of John's drawer, player and target"))
     effect = _effect_section(ctx, "knutten.john_knut.effects", "John Knut's effect on the game", "john_knut",
                              "John Knut", pairs, present=bool(stats))
     if effect:
         sec.children.append(effect)
-    out = [sec]
     heavy_pairs = ctx.dataset.toggle_pairs(ctx.game, "heavy_weather", ignore=("heavy_bites_to_end",))
     heavy_present = any(int(a.rules.get("heavy_weather", 0) or 0) for a in ctx.arms)
     heavy = _effect_section(ctx, "knutten.heavy_weather", ctx.title("Knutten: heavy-weather variant"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import numpy as np
 import polars as pl
 
 from reports import metrics as m
@@ -29,7 +30,8 @@ from reports.dataset import Arm, Pair
 from reports.model import Section, Table
 from reports.sections import variants
 from reports.sections.first_player import seat_stats
-from reports.stats import Estimate, mean_interval, wilson
+from reports.sections.first_player import adjusted
+from reports.stats import Estimate, equal_means_test, mean_interval, pairwise_gaps, share_interval, wilson
 
 DECK = 60
 COLUMNS = ("round_bids", "round_tricks", "exact_bids", "tricks", "points_lost", "bid_total")
@@ -244,15 +246,38 @@ def _mean(r: dict, key: str) -> Estimate:
     return mean_interval(r[f"{key}:mean"], r[f"{key}:var"], r[f"{key}:n"])
 
 
-def _gap(r: dict, name: str, means: list[float]) -> dict:
-    """Largest minus smallest of per-game means, with the paired interval of that pair."""
-    hi = max(range(len(means)), key=lambda i: means[i])
-    lo = min(range(len(means)), key=lambda i: means[i])
-    if hi == lo:
-        return {"high": hi, "low": lo, "difference": Estimate(0.0, 0.0, 0.0, int(r["games"]), "paired t")}
-    i, j = min(hi, lo), max(hi, lo)
-    est = mean_interval(r[f"{name}{i}-{j}:mean"], r[f"{name}{i}-{j}:var"], r[f"{name}{i}-{j}:n"], method="paired t")
-    return {"high": hi, "low": lo, "difference": est if hi == i else est.negate()}
+def _share(r: dict, key: str) -> Estimate:
+    """A rate in 0-1 (exact bids, rounds that add up): the report's one interval for shares."""
+    return share_interval(r[f"{key}:mean"], r[f"{key}:var"], r[f"{key}:n"])
+
+
+def _gap(ctx: Context, r: dict, name: str, means: list[float], label: str, claim: bool = True) -> dict:
+    """Largest minus smallest of k per-game means, paired within games: the extreme pair's difference
+    with a simultaneous max-|t| interval over all pairs (picking the extremes after looking costs
+    nothing), and Hotelling's test that all k are equal, a claim of the report. The covariance of the
+    per-game values comes from the variances of all pairwise differences."""
+    k, games = len(means), int(r["games"])
+    hi = max(range(k), key=lambda i: means[i])
+    lo = min(range(k), key=lambda i: means[i])
+    if k < 2:
+        return {"high": hi, "low": lo, "difference": Estimate(0.0, 0.0, 0.0, games, "paired"), "test": None,
+                "claim": None}
+    v = np.zeros((k, k))
+    n = games
+    for i, j in combinations(range(k), 2):
+        v[i, j] = v[j, i] = r[f"{name}{i}-{j}:var"] if r[f"{name}{i}-{j}:var"] is not None else np.nan
+        n = min(n, int(r[f"{name}{i}-{j}:n"] or 0))
+    last = k - 1
+    cov = np.zeros((k, k))  # of x_i - x_last: (V[i,last] + V[j,last] - V[i,j]) / 2
+    for i in range(last):
+        for j in range(last):
+            cov[i, j] = (v[i, last] + v[j, last] - v[i, j]) / 2
+    centred = np.asarray(means, float) - means[last]
+    gaps = pairwise_gaps(centred, cov, n)
+    test = equal_means_test(centred, cov, n)
+    diff = gaps.pairs.get((hi, lo), Estimate(0.0, 0.0, 0.0, n, "paired"))
+    c = ctx.claim(f"wizard/{r['arm']}/{name}", "wizard", label, test.p_value) if claim else None
+    return {"high": hi, "low": lo, "difference": diff, "test": test, "claim": c}
 
 
 def dealt_rounds(seat: int, players_: int, rounds_: int) -> list[int]:
@@ -272,42 +297,51 @@ def _hist(r: dict, key: str) -> pl.DataFrame:
                         schema={"value": pl.Float64, "count": pl.Int64}).sort("value")
 
 
-def _arm_stats(arm: Arm, r: dict) -> dict:
+def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
     n, rounds_ = arm.players, int(r["rounds_max"])
     positions = [{"position": p, "label": position_label(p, n), "seat_in_round_1": p,
-                  "exact": _mean(r, f"pos{p}:exact"), "points_per_round": _mean(r, f"pos{p}:points"),
+                  "exact": _share(r, f"pos{p}:exact"), "points_per_round": _mean(r, f"pos{p}:points"),
                   "bid_minus_tricks": _mean(r, f"pos{p}:bias")} for p in range(n)]
     seats = [{"seat": s, "deals_rounds": dealt_rounds(s, n, rounds_), "first_in_rounds":
               [rr for rr in range(1, rounds_ + 1) if (s - (rr - 1)) % n == 0],
-              "exact": _mean(r, f"seat{s}:exact"), "bid_minus_tricks": _mean(r, f"seat{s}:bias"),
+              "exact": _share(r, f"seat{s}:exact"), "bid_minus_tricks": _mean(r, f"seat{s}:bias"),
               "score": _mean(r, f"seat{s}:score")} for s in range(n)]
     by_round = []
     for rr in range(1, rounds_ + 1):
         match = r[f"round{rr}:match:sum"] or 0.0
         by_round.append({
-            "cards": rr, "dealer_seat": (rr - 1 + n - 1) % n, "exact": _mean(r, f"round{rr}:exact"),
+            "cards": rr, "dealer_seat": (rr - 1 + n - 1) % n, "exact": _share(r, f"round{rr}:exact"),
             "bids_add_up": wilson(match, r[f"round{rr}:match:n"]), "overbid": _mean(r, f"round{rr}:overbid"),
             "by_position": [wilson(r[f"cell{rr}.{p}:sum"] or 0.0, r[f"cell{rr}.{p}:n"]) for p in range(n)]})
-    policies = [{"policy": q, "seats": policy_seats(arm, q), "exact": _mean(r, f"policy:{arm.name}:{q}")}
+    policies = [{"policy": q, "seats": policy_seats(arm, q), "exact": _share(r, f"policy:{arm.name}:{q}")}
                 for q in dict.fromkeys(arm.policies)]
     dist = {name: {st: r[f"dist:{name}:{st}"] for st in ("mean", "sd", "min", "p5", "p25", "p50", "p75", "p95", "max")}
             for name in ("winning", "margin", "lowest", "lost")}
     games = int(r["games"])
+    overbid = _mean(r, "overbid")
+    dmf = {"exact": mean_interval(r["dealer-first:exact:mean"], r["dealer-first:exact:var"], r["dealer-first:exact:n"],
+                                  method="paired t"),
+           "points_per_round": mean_interval(r["dealer-first:points:mean"], r["dealer-first:points:var"],
+                                             r["dealer-first:points:n"], method="paired t")}
     return {
         "arm": arm, "games": games, "players": n, "rounds": rounds_, "dealer_position": n - 1,
-        "exact": _mean(r, "exact"), "bids_add_up": _mean(r, "match"), "overbid": _mean(r, "overbid"),
+        "exact": _share(r, "exact"), "bids_add_up": _share(r, "match"), "overbid": overbid,
         "positions": positions, "seats": seats, "by_round": by_round, "policies": policies,
-        "dealer": {"position": n - 1, "exact": _mean(r, "dealer:exact"), "points_per_round": _mean(r, "dealer:points"),
+        "dealer": {"position": n - 1, "exact": _share(r, "dealer:exact"), "points_per_round": _mean(r, "dealer:points"),
                    "bid_minus_tricks": _mean(r, "dealer:bias")},
-        "dealer_minus_first": {"exact": mean_interval(r["dealer-first:exact:mean"], r["dealer-first:exact:var"],
-                                                      r["dealer-first:exact:n"], method="paired t"),
-                               "points_per_round": mean_interval(r["dealer-first:points:mean"],
-                                                                 r["dealer-first:points:var"],
-                                                                 r["dealer-first:points:n"], method="paired t")},
-        "seat_exact_gap": _gap(r, "seatex", [s["exact"].value for s in seats]),
-        "seat_score_gap": _gap(r, "seatsc", [s["score"].value for s in seats]),
-        "position_exact_gap": _gap(r, "posex", [p["exact"].value for p in positions]),
-        "position_points_gap": _gap(r, "pospt", [p["points_per_round"].value for p in positions]),
+        "dealer_minus_first": dmf,
+        "claims": {"dealer_exact": ctx.claim(f"wizard/{arm.name}/dealer-first-exact", "wizard",
+                                             f"{arm.name}: dealer minus first bidder, exact bids", dmf["exact"].p_value),
+                   "dealer_points": ctx.claim(f"wizard/{arm.name}/dealer-first-points", "wizard",
+                                              f"{arm.name}: dealer minus first bidder, points per round",
+                                              dmf["points_per_round"].p_value),
+                   "overbid": ctx.claim(f"wizard/{arm.name}/overbid", "wizard",
+                                        f"{arm.name}: bids of a round against the cards dealt", overbid.p_value)},
+        "seat_exact_gap": _gap(ctx, r, "seatex", [s["exact"].value for s in seats], f"{arm.name}: seats differ in exact bids"),
+        "seat_score_gap": _gap(ctx, r, "seatsc", [s["score"].value for s in seats], f"{arm.name}: seats differ in final points"),
+        "position_exact_gap": _gap(ctx, r, "posex", [p["exact"].value for p in positions],
+                                   f"{arm.name}: bidding positions differ in exact bids"),
+        "position_points_gap": _gap(ctx, r, "pospt", [p["points_per_round"].value for p in positions], "", claim=False),
         "scores": dist, "negative_winner": wilson(r["negative_winner"] or 0, games),
         "hist": {"winning score": _hist(r, "hist:winning"), "margin over the runner-up": _hist(r, "hist:margin")},
     }
@@ -325,7 +359,7 @@ def wizard_stats(ctx: Context) -> dict[str, dict]:
         if not arms:
             return {}
         rows = {r["arm"]: r for r in _query(ctx, arms).collect().iter_rows(named=True)}
-        return {a.name: _arm_stats(a, rows[a.name]) for a in arms if a.name in rows}
+        return {a.name: _arm_stats(ctx, a, rows[a.name]) for a in arms if a.name in rows}
     return ctx.cached(("wizard", "stats"), run)
 
 
@@ -346,7 +380,7 @@ def _value_diff(est: Estimate) -> str:
 def _position_sentence(name: str, s: dict) -> str:
     first, deal, d = s["positions"][0], s["dealer"], s["dealer_minus_first"]
     de, dp = d["exact"], d["points_per_round"]
-    if de.excludes(0.0):
+    if s["claims"]["dealer_exact"].detected:
         how = f"bidding last {'helps' if de.value > 0 else 'hurts'} ({_share_diff(de)})"
     else:
         how = f"no detectable difference ({_share_diff(de)})"
@@ -354,7 +388,7 @@ def _position_sentence(name: str, s: dict) -> str:
             f"{text.share_ci(first['exact'])} for the first bidder: {how}; the dealer scores "
             f"{text.value_ci(deal['points_per_round'])} points per round dealt against "
             f"{text.value_ci(first['points_per_round'])} for the first bidder ({_value_diff(dp)}"
-            f"{'' if dp.excludes(0.0) else ', not detectable'}).")
+            f"{'' if s['claims']['dealer_points'].detected else ', not detectable'}).")
 
 
 def _mixed(s: dict) -> str:
@@ -366,8 +400,9 @@ def _mixed(s: dict) -> str:
 def _seat_sentence(name: str, s: dict) -> str:
     g = s["seat_score_gap"]
     hi, lo, est = s["seats"][g["high"]], s["seats"][g["low"]], g["difference"]
-    tail = (f"{_value_diff(est)} apart, a detectable seat effect" if est.excludes(0.0)
-            else f"{_value_diff(est)} apart: no detectable seat effect")
+    tail = (f"{_value_diff(est)} apart (simultaneous interval), a detectable seat effect ({adjusted(g['claim'])})"
+            if g["claim"] is not None and g["claim"].detected
+            else f"{_value_diff(est)} apart (simultaneous interval): no detectable seat effect")
     return (f"{name}: seat {hi['seat']} ends highest ({text.value_ci(hi['score'])} points on average) and seat "
             f"{lo['seat']} lowest ({text.value_ci(lo['score'])}), {tail}; seat {hi['seat']} deals rounds "
             f"{text.seat_list(hi['deals_rounds'])}, seat {lo['seat']} rounds {text.seat_list(lo['deals_rounds'])}."
@@ -377,11 +412,12 @@ def _seat_sentence(name: str, s: dict) -> str:
 def _summary_sentence(name: str, s: dict) -> str:
     de = s["dealer_minus_first"]["exact"]
     g = s["seat_score_gap"]
-    dealer_word = ("bids exactly more often than the first bidder" if de.excludes(0.0) and de.value > 0 else
-                   "bids exactly less often than the first bidder" if de.excludes(0.0) else
-                   "is no more accurate than the first bidder")
+    found = s["claims"]["dealer_exact"].detected
+    dealer_word = ("bids exactly more often than the first bidder" if found and de.value > 0 else
+                   "bids exactly less often than the first bidder" if found else
+                   "is not detectably more or less accurate than the first bidder")
     seats = (f"seat {g['high']} scores most and seat {g['low']} least ({_value_diff(g['difference'])} points)"
-             if g["difference"].excludes(0.0) else
+             if g["claim"] is not None and g["claim"].detected else
              f"no seat scores detectably more than another (largest gap {_value_diff(g['difference'])} points)")
     return (f"{name}: {text.share_ci(s['exact'])} of bids are met exactly; the dealer, bidding last, {dealer_word} "
             f"({_share_diff(de)}); {seats}.")
@@ -411,9 +447,11 @@ POSITION_NOTES = [
     "and round_tricks (20 + 10 per trick when exact, -10 per trick off otherwise; per seat they add up "
     "to the final score). Means over games with 95% t-intervals (scipy), so rounds and seats of one game "
     "are never counted as independent.",
-    "Dealer minus first bidder and the gaps between seats are paired within each game: mean of the "
-    "per-game differences with a t-interval. The largest gap takes the two extreme seats from the data, "
-    "so it is a little optimistic when seats are close.",
+    "Dealer minus first bidder is paired within each game: mean of the per-game differences with a "
+    "t-interval. Gaps between seats (or positions) are paired too; the largest gap picks the two extreme "
+    "seats after looking, so its interval is simultaneous over all pairs (max-|t| with the per-game "
+    "covariance), and 'a detectable seat effect' is Hotelling's test that all seats are equal, a claim "
+    "of the report (multiple-comparison corrected).",
 ]
 ACCURACY_NOTES = [
     "A bid is exact when the tricks taken equal the bid. By seat: exact_bids / rounds per game; by "
@@ -448,7 +486,7 @@ def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
     for name, s in stats.items():
         sec.verdicts.append(_position_sentence(name, s))
         g = s["position_exact_gap"]
-        if {g["high"], g["low"]} != {0, s["players"] - 1} and g["difference"].excludes(0.0):
+        if {g["high"], g["low"]} != {0, s["players"] - 1} and g["claim"] is not None and g["claim"].detected:
             sec.verdicts.append(
                 f"{name}: the most accurate position is {s['positions'][g['high']]['label']} "
                 f"({text.share_ci(s['positions'][g['high']]['exact'])}), the least "
@@ -506,7 +544,7 @@ def _round_phrase(name: str, s: dict) -> str:
     extremes = [f"{word} with {x['cards']} cards ({text.share_ci(x['exact'])})"
                 for word, x in (("highest", best), ("lowest", worst)) if x is not first and x is not last]
     ob = s["overbid"]
-    if ob.excludes(0.0):
+    if s["claims"]["overbid"].detected:
         table = (f"The bids of a round {'exceed' if ob.value > 0 else 'fall short of'} the cards dealt by "
                  f"{text.value_ci(ob if ob.value > 0 else ob.negate())} tricks on average")
     else:
@@ -520,7 +558,8 @@ def _accuracy_section(ctx: Context, stats: dict[str, dict]) -> Section:
     for name, s in stats.items():
         g = s["seat_exact_gap"]
         hi, lo = s["seats"][g["high"]], s["seats"][g["low"]]
-        seat_tail = ("a detectable difference" if g["difference"].excludes(0.0) else "no detectable difference")
+        seat_tail = ("a detectable difference" if g["claim"] is not None and g["claim"].detected
+                     else "no detectable difference")
         sec.verdicts.append(
             f"{name}: {text.share_ci(s['exact'])} of bids are exact; by seat from {text.pct(lo['exact'].value)} "
             f"(seat {lo['seat']}) to {text.pct(hi['exact'].value)} (seat {hi['seat']}), "

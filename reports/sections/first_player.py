@@ -9,26 +9,32 @@ import polars as pl
 
 from reports import metrics as m
 from reports import plots, text
-from reports.context import Context
+from reports.claims import Claim
+from reports.context import SMALL_STUDY, Context
 from reports.dataset import Arm
 from reports.model import Section, Table
-from reports.stats import ALPHA, POWER, ChiSquare, Estimate, equal_shares_test, games_needed, mean_interval, wilson
+from reports.stats import (ALPHA, POWER, Estimate, Gaps, TestResult, detectable_edge, equal_means_test,
+                           games_for_edge, moment_matrices, pairwise_gaps, share_interval, share_test, tost_p)
 
 KEY = "first_player"
 NOTES = [
-    "Win share of a seat = its wins over the arm's games; a win shared by n winners counts 1/n "
-    "(bit s of winner_mask says whether seat s won). Seat 0 acts first.",
-    "95% intervals are Wilson intervals (statsmodels proportion_confint) with the weighted win count "
-    "as the number of successes; with few shared wins this is the ordinary binomial interval.",
-    "'Every seat equal' is a chi-square goodness-of-fit test (scipy.stats.chisquare) of the weighted "
-    "win counts per seat against equal counts.",
-    "Seat 0's edge is its share minus the fair share 1/players; its interval is the Wilson interval "
-    "shifted by 1/players. The data can tell when that interval excludes 0.",
-    f"Games needed: games for a two-sided one-sample test at the {ALPHA:.0%} level to detect the "
-    f"observed edge with {POWER:.0%} power (Cohen's h, statsmodels NormalIndPower with ratio=0).",
-    "Balance = 1 - (largest seat share - smallest seat share); 100% means every seat wins equally often. "
-    "Its interval treats the two extreme seats as fixed (t-interval on the per-game difference of "
-    "their win weights), so it is slightly optimistic when seats are close.",
+    "Win share of a seat = the mean over games of its win weight: 1 for a sole win, 1/k for each of k "
+    "tied winners, 0 otherwise (bit s of winner_mask says whether seat s won). Seat 0 acts first.",
+    "95% intervals of shares are Wilson intervals at the effective number of games n p(1-p)/var, var being "
+    "the per-game variance of the win weight: shared wins make it smaller than p(1-p), so the plain "
+    "binomial interval would be too wide. The same interval is used for a share wherever it appears.",
+    "'Every seat equal' is Hotelling's T^2 test on the per-game vector of seat win weights, with its "
+    "covariance (the weights of one game are tied: they add up to 1).",
+    "Seat 0's edge is its share minus the fair share 1/players, tested with the score test that its "
+    "interval inverts.",
+    "Balance = 1 - (largest - smallest true seat share), 100% when every seat wins equally often. The "
+    "two extreme seats are picked after looking, which makes the plain max - min too large; the estimate "
+    "is bias-corrected (parametric bootstrap of the max - min) and its interval comes from simultaneous "
+    "max-|t| intervals over all pairs of seats, so it covers at least 95% and stays within 0-100%.",
+    f"Detectable edge: the smallest edge this arm detects with {POWER:.0%} power in a two-sided "
+    f"{ALPHA:.0%} test, from the per-game variance (shared wins included). Games needed: games for the "
+    "same power at the edge named in the study file (report.edge; 1 point unless set). Neither uses the "
+    "observed edge.",
 ]
 
 
@@ -39,18 +45,38 @@ class SeatStats:
     no_winner: int
     shared: int
     wins: np.ndarray  # weighted win count per seat
+    mean: np.ndarray  # share per seat
+    cov: np.ndarray  # per-game covariance of the seat win weights (ddof 1)
     shares: list[Estimate]
-    chi: ChiSquare
+    chi: TestResult  # Hotelling's test of equal seats (name kept for older callers)
     edge: Estimate
-    needed: float  # games to detect the observed edge
-    needed_1pt: float  # games to detect a 1-point edge
+    gaps: Gaps
     balance: Estimate
-    hi_seat: int
-    lo_seat: int
+    detectable: float  # smallest seat-0 edge detectable at this size (80% power)
+    needed: float  # games to detect the study's named edge
+    named_edge: float
+    within: float  # with 95% confidence |edge| <= within
+    margin: float | None  # the study's equivalence margin (report.equivalence_margin)
+    equivalence_p: float
+    edge_claim: Claim
+    equal_claim: Claim
+    equivalence_claim: Claim | None
 
     @property
     def fair(self) -> float:
         return self.arm.fair
+
+    @property
+    def hi_seat(self) -> int:
+        return self.gaps.high
+
+    @property
+    def lo_seat(self) -> int:
+        return self.gaps.low
+
+    @property
+    def small(self) -> bool:
+        return self.games < SMALL_STUDY
 
     def to_dict(self) -> dict:
         return {
@@ -61,13 +87,16 @@ class SeatStats:
             "games_with_shared_win": self.shared,
             "seats": [{"seat": s, "weighted_wins": float(self.wins[s]), **e.to_dict()}
                       for s, e in enumerate(self.shares)],
-            "equal_seats_test": {"test": "chi-square goodness of fit", **self.chi.to_dict()},
-            "seat0_edge": {**self.edge.to_dict(), "detected": self.edge.excludes(0.0)},
-            "games_needed": self.needed,
-            "games_needed_for_1_point": self.needed_1pt,
+            "equal_seats_test": {"test": "Hotelling T^2 on per-game seat win weights", **self.chi.to_dict(),
+                                 **self.equal_claim.to_dict()},
+            "seat0_edge": {**self.edge.to_dict(), **self.edge_claim.to_dict(), "within_95": self.within},
+            "equivalence": ({"margin": self.margin, "test": "two one-sided t-tests",
+                             **self.equivalence_claim.to_dict()} if self.equivalence_claim else None),
+            "detectable_edge": self.detectable,
+            "games_needed": {"edge": self.named_edge, "games": self.needed, "power": POWER, "alpha": ALPHA},
             "balance": {**self.balance.to_dict(), "largest_share_seat": self.hi_seat,
-                        "smallest_share_seat": self.lo_seat},
-            "verdict": edge_verdict(self),
+                        "smallest_share_seat": self.lo_seat, "plain_max_minus_min": float(self.mean.max() - self.mean.min())},
+            "small_sample": self.small,
         }
 
 
@@ -85,67 +114,104 @@ def seat_stats(ctx: Context) -> dict[str, SeatStats]:
     return ctx.cached(("seat_stats",), lambda: _seat_stats(ctx))
 
 
+def seat_moments(r: dict, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sums, mean, covariance) of the per-game seat win weights from one aggregated row."""
+    n = int(r["games"])
+    sums = np.array([r[f"w{s}"] for s in range(k)], dtype=float)
+    cross = np.array([[r[f"w{min(s, t)}*w{max(s, t)}"] for t in range(k)] for s in range(k)], dtype=float)
+    mean, cov = moment_matrices(sums, cross, n)
+    return sums, mean, cov
+
+
 def _seat_stats(ctx: Context) -> dict[str, SeatStats]:
     frame = ctx.scan.group_by("arm").agg(_aggregations(ctx.max_players)).collect()
     rows = {r["arm"]: r for r in frame.iter_rows(named=True)}
+    opts = ctx.options
     out = {}
     for arm in ctx.arms:
         r = rows.get(arm.name)
         if r is None or not r["games"]:
             continue
         n, k = int(r["games"]), arm.players
-        wins = np.array([r[f"w{s}"] for s in range(k)], dtype=float)
-        shares = [wilson(w, n) for w in wins]
-        hi, lo = int(np.argmax(wins)), int(np.argmin(wins))
-        q = lambda s, t: r[f"w{min(s, t)}*w{max(s, t)}"]  # noqa: E731
-        d_sum = wins[hi] - wins[lo]
-        d_sq = q(hi, hi) + q(lo, lo) - 2 * q(hi, lo) if hi != lo else 0.0
-        d_var = (d_sq - d_sum ** 2 / n) / (n - 1) if n > 1 else math.nan
-        gap = mean_interval(d_sum / n, d_var, n, method="delta t")
+        wins, mean, cov = seat_moments(r, k)
+        shares = [share_interval(mean[s], cov[s, s], n) for s in range(k)]
+        edge = shares[0].shift(-arm.fair)
+        p_edge = share_test(shares[0], cov[0, 0], arm.fair)
+        edge = Estimate(edge.value, edge.lo, edge.hi, n, edge.method, p_edge)
+        sd0 = math.sqrt(max(cov[0, 0], 0.0))
+        equal = equal_means_test(mean, cov, n)
+        gaps = pairwise_gaps(mean, cov, n, bounds=(0.0, 1.0))
+        eq_p, eq_claim = math.nan, None
+        if opts.equivalence_margin:
+            eq_p = tost_p(edge, sd0 / math.sqrt(n), opts.equivalence_margin, df=n - 1)
+            eq_claim = ctx.claim(f"first_player/{arm.name}/equivalence", KEY,
+                                 f"{arm.name}: seat 0's edge within +-{opts.equivalence_margin * 100:g} points", eq_p)
         out[arm.name] = SeatStats(
-            arm=arm, games=n, no_winner=int(r["no_winner"]), shared=int(r["shared"]), wins=wins,
-            shares=shares, chi=equal_shares_test(wins), edge=shares[0].shift(-arm.fair),
-            needed=games_needed(shares[0].value, arm.fair),
-            needed_1pt=games_needed(arm.fair + 0.01, arm.fair),
-            balance=gap.complement(), hi_seat=hi, lo_seat=lo)
+            arm=arm, games=n, no_winner=int(r["no_winner"]), shared=int(r["shared"]), wins=wins, mean=mean,
+            cov=cov, shares=shares, chi=equal, edge=edge, gaps=gaps, balance=gaps.range.complement(),
+            detectable=detectable_edge(sd0, n), needed=games_for_edge(opts.edge, sd0), named_edge=opts.edge,
+            within=max(abs(edge.lo), abs(edge.hi)) if np.isfinite(edge.lo) else math.nan,
+            margin=opts.equivalence_margin, equivalence_p=eq_p,
+            edge_claim=ctx.claim(f"first_player/{arm.name}/seat0_edge", KEY, f"{arm.name}: seat 0's edge", p_edge),
+            equal_claim=ctx.claim(f"first_player/{arm.name}/equal_seats", KEY, f"{arm.name}: seats differ",
+                                  equal.p_value),
+            equivalence_claim=eq_claim)
     return out
 
 
+def adjusted(claim: Claim) -> str:
+    """'p = 0.003, Holm-adjusted 0.012'."""
+    fam = claim.family
+    return f"{text.p_value(claim.p_value)}, {fam.name}-adjusted {text.p_value(claim.adjusted, bare=True)}"
+
+
 def edge_verdict(st: SeatStats) -> str:
-    """Plain-language finding on seat 0, computed from the numbers."""
+    """Plain-language finding on seat 0, computed from the numbers (after the report's correction)."""
     return _edge_verdict(st) + (
         f" Seats carry different policies ({', '.join(st.arm.policies)}), so this mixes seat and policy "
         f"effects (see the policy comparison)." if st.arm.mixed_policies else "")
 
 
 def _edge_verdict(st: SeatStats) -> str:
-    share, edge, d = st.shares[0], st.edge, text.share_digits(st.shares[0])
+    share, edge = st.shares[0], st.edge
+    d = text.zero_safe_digits(edge.lo * 100, edge.hi * 100, text.share_digits(share))
     head = f"{st.arm.name}: seat 0 wins {text.share_ci(share)} of {st.arm.players}-player games"
     size = f"{abs(edge.value) * 100:.{d}f} points"
-    if edge.excludes(0.0):
+    if st.edge_claim.detected:
         side = "above" if edge.value > 0 else "below"
         what = "advantage" if edge.value > 0 else "disadvantage"
         small = "a small but real" if abs(edge.value) < 0.01 else "a real"
-        return f"{head}, {size} {side} a fair share ({text.pct(st.fair)}): {small} first-player {what}."
-    bounds = f"{text.signed(edge.lo * 100, d)} and {text.signed(edge.hi * 100, d)} points"
+        return (f"{head}, {size} {side} a fair share ({text.pct(st.fair)}): {small} first-player {what} "
+                f"({adjusted(st.edge_claim)}).")
     out = (f"{head}, {text.signed(edge.value * 100, d)} points against a fair share of {text.pct(st.fair)}: "
-           f"no detectable first-player advantage (the edge is somewhere between {bounds})")
-    if math.isinf(st.needed):
-        return out + (f"; too few games to rule out small edges: a 1-point edge would take about "
-                      f"{text.count(st.needed_1pt)} games to detect, this arm has {text.count(st.games)}.")
-    if st.needed > st.games:
-        return out + (f"; too few games to tell: detecting an edge of {size} would take about "
-                      f"{text.count(st.needed)} games ({POWER:.0%} power, {ALPHA:.0%} level), "
-                      f"this arm has {text.count(st.games)}.")
-    return out + "."
+           f"no detectable first-player advantage")
+    if edge.excludes(0.0):
+        out += (f" after correcting for the report's {len(st.edge_claim.family.claims)} claims "
+                f"({adjusted(st.edge_claim)}; its own 95% interval excludes 0)")
+    if st.equivalence_claim is not None and st.equivalence_claim.detected:
+        out += (f"; the edge is within the study's equivalence margin of +-{st.margin * 100:g} points "
+                f"({adjusted(st.equivalence_claim)})")
+    elif np.isfinite(st.within):
+        out += f"; with 95% confidence the edge is within +-{st.within * 100:.{max(d, 1)}f} points"
+    out += (f". At {text.count(st.games)} games this arm detects edges of {st.detectable * 100:.2g} points "
+            f"or more ({POWER:.0%} power, {ALPHA:.0%} level); an edge of {st.named_edge * 100:g} "
+            f"point{'s' if st.named_edge != 0.01 else ''} (the study's report.edge) would take about "
+            f"{text.count(st.needed)} games.")
+    return out
 
 
 def balance_verdict(st: SeatStats) -> str:
-    gap = st.balance.complement()
-    return (f"{st.arm.name}: balance {text.share_ci(st.balance)}; the largest gap is "
-            f"{gap.value * 100:.1f} points, between seat {st.hi_seat} ({text.pct(st.shares[st.hi_seat].value)}) "
-            f"and seat {st.lo_seat} ({text.pct(st.shares[st.lo_seat].value)}); test of all seats equal: "
-            f"{text.p_value(st.chi.p_value)}.")
+    decided = "seats differ detectably" if st.equal_claim.detected else "no detectable difference between seats"
+    return (f"{st.arm.name}: balance {text.share_ci(st.balance)} (bias-corrected; 100% = every seat wins equally "
+            f"often); the highest share is seat {st.hi_seat}'s ({text.pct(st.shares[st.hi_seat].value)}), the lowest "
+            f"seat {st.lo_seat}'s ({text.pct(st.shares[st.lo_seat].value)}); all seats equal, Hotelling test: "
+            f"{adjusted(st.equal_claim)}: {decided}.")
+
+
+def small_verdict(st: SeatStats) -> str:
+    return (f"{st.arm.name}: only {text.count(st.games)} games. Intervals rest on large-sample approximations and "
+            f"only large effects can be seen (seat 0's edge would have to be {st.detectable * 100:.2g} points or more); "
+            f"treat every verdict on this arm as rough and run more games.")
 
 
 def seat_frame(stats: dict[str, SeatStats]) -> pl.DataFrame:
@@ -159,23 +225,31 @@ def section(ctx: Context) -> Section | None:
     if not stats:
         return None
     sec = Section(key=ctx.key(KEY), title=ctx.title("First-player advantage"), notes=list(NOTES))
-    sec.verdicts = [edge_verdict(st) for st in stats.values()]
+    sec.verdicts = [small_verdict(st) for st in stats.values() if st.small]
+    sec.verdicts += [edge_verdict(st) for st in stats.values()]
     sec.data = {"arms": {name: st.to_dict() for name, st in stats.items()}}
 
     seats = max(st.arm.players for st in stats.values())
     sec.tables.append(Table(
-        "Win share by seat (95% Wilson interval)",
+        "Win share by seat (95% Wilson interval at the effective number of games)",
         ["arm", "players", "games"] + [f"seat {s}" for s in range(seats)],
         [[name, str(st.arm.players), text.count(st.games)]
          + [text.share_ci(st.shares[s]) if s < st.arm.players else "" for s in range(seats)]
          for name, st in stats.items()]))
     sec.tables.append(Table(
         "Seat 0's edge, equal-seats test, balance",
-        ["arm", "fair share", "seat-0 edge", "chi-square (df)", "p-value", "balance", "games needed", "shared wins"],
-        [[name, text.pct(st.fair), text.points(st.edge), f"{st.chi.statistic:.2f} ({st.chi.df})",
-          text.p_value(st.chi.p_value, bare=True), text.share_ci(st.balance), text.count(st.needed), text.count(st.shared)]
+        ["arm", "fair share", "seat-0 edge", "adjusted p", "detectable", "equal seats: T^2 (df)", "adjusted p",
+         "balance", "detectable edge", f"games for {stats[next(iter(stats))].named_edge * 100:g} point(s)",
+         "shared wins"],
+        [[name, text.pct(st.fair), text.points(st.edge), text.p_value(st.edge_claim.adjusted, bare=True),
+          "yes" if st.edge_claim.detected else "no",
+          f"{st.chi.statistic:.2f} ({st.chi.df[0]}, {st.chi.df[1]:,})" if np.isfinite(st.chi.statistic) else "n/a",
+          text.p_value(st.equal_claim.adjusted, bare=True), text.share_ci(st.balance),
+          f"{st.detectable * 100:.2g} points" if np.isfinite(st.detectable) else "n/a", text.count(st.needed),
+          text.count(st.shared)]
          for name, st in stats.items()],
-        note="games needed: to detect the observed seat-0 edge (80% power, 5% level)."))
+        note=f"adjusted p: {ctx.family.name} over the report's claims; detectable edge: smallest seat-0 edge found "
+             f"with {POWER:.0%} power at this size; games for the study's named edge (report.edge), same power."))
     sec.verdicts += [balance_verdict(st) for st in stats.values()]
 
     frame = seat_frame(stats)

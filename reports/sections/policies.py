@@ -16,18 +16,27 @@ from reports import plots, text
 from reports.context import Context
 from reports.dataset import Arm
 from reports.model import Section, Table
-from reports.stats import Estimate, wilson
+from reports.sections.first_player import adjusted, seat_stats
+from reports.stats import Estimate, SeatPlayerFit, seat_player_fit, share_from_sums, share_test
 
 KEY = "policies"
 NOTES = [
-    "Win share of a policy = average over games of the share of the win taken by the seats it holds "
-    "(a policy in two seats counts the mean of their 1/n-weighted wins), over the games where it sits.",
+    "A player is a seat label from the study (a policy, maybe with parameters), treated as a name.",
+    "Raw win share of a player = average over games of the share of the win taken by the seats it holds "
+    "(a player in two seats counts the mean of their 1/n-weighted wins), over the games where it sits. "
+    "It mixes the player with the seats it happened to hold.",
+    "Seat-adjusted win share: least squares of every seat's win weight on a seat effect plus a player "
+    "effect, over all arms of the group (the seat x player means of each arm are sufficient), with a "
+    "covariance clustered by game; the player's share if it sat in every seat equally often against the "
+    "same field. Over the seats of any arm these shares average 1/players, so each is compared with the "
+    "fair share. A player is separable from the seats only when the arms rotate it over the seats; "
+    "otherwise no claim is made.",
     "Head-to-head: in a game where A and B both sit, A finishes ahead of B when an A seat wins and a B "
     "seat does not, or, neither winning, has the better score; level (both winners, or equal scores) "
-    "counts 1/2. Several A or B seats are averaged over all A-B seat pairs. So A vs B + B vs A = 100%.",
-    "Intervals are Wilson intervals with the sum of these per-game values as the number of successes.",
-    "Seat x policy separates seat effects from policy effects only when policies rotate over seats "
-    "across arms; when a policy always sits at the same seat the two are confounded.",
+    "counts 1/2. Several A or B seats are averaged over all A-B seat pairs. So A vs B + B vs A = 100%. "
+    "It is a verdict only when A sits before B as often as after (the seat order cancels); otherwise it "
+    "is shown as a description.",
+    "Shares carry Wilson intervals at the effective number of games (per-game variance).",
 ]
 
 
@@ -38,6 +47,9 @@ class PolicyGroup:
     share: dict[str, Estimate]
     seat_policy: dict[tuple[int, str], Estimate]
     matchup: dict[tuple[str, str], Estimate]
+    fit: SeatPlayerFit
+    balanced: set  # head-to-head pairs whose seat order cancels
+    claims: dict  # ("player", p) or ("h2h", a, b) -> Claim
 
     @property
     def players(self) -> int:
@@ -49,11 +61,9 @@ class PolicyGroup:
 
     @property
     def separable(self) -> bool:
-        """Seat and policy effects can be told apart: every policy sits at several seats and every
-        seat carries several policies (policies rotate across arms)."""
-        seats_of = {p: {s for (s, q) in self.seat_policy if q == p} for p in self.policies}
-        policies_of = {s: {q for (t, q) in self.seat_policy if t == s} for s in range(self.players)}
-        return all(len(v) > 1 for v in seats_of.values()) and all(len(v) > 1 for v in policies_of.values())
+        """Seat and player effects can be told apart for every player (the seat + player model
+        identifies each player's seat-adjusted share)."""
+        return self.fit.separable
 
 
 def _seats(arm: Arm, policy: str) -> list[int]:
@@ -61,30 +71,51 @@ def _seats(arm: Arm, policy: str) -> list[int]:
 
 
 def _group_query(ctx: Context, arms: list[Arm], policies: list[str]) -> tuple[pl.LazyFrame, list[str]]:
-    cols: dict[str, pl.Expr] = {}
+    cols: dict[str, pl.Expr] = {}  # keys name players by index: a label is opaque and may hold any character
+    ix = {p: i for i, p in enumerate(policies)}
     for p in policies:
-        cols[f"pol|{p}"] = m.per_arm({a.name: m.group_share(_seats(a, p)) for a in arms if _seats(a, p)})
+        cols[f"pol|{ix[p]}"] = m.per_arm({a.name: m.group_share(_seats(a, p)) for a in arms if _seats(a, p)})
     for s in range(arms[0].players):
         for p in policies:
             which = {a.name: m.win_weight(s) for a in arms if a.policies[s] == p}
             if which:
-                cols[f"sp|{s}|{p}"] = m.per_arm(which)
+                cols[f"sp|{s}|{ix[p]}"] = m.per_arm(which)
     for pa, pb in permutations(policies, 2):
         which = {a.name: m.mean_over([m.beats(i, j, ctx.info.higher_score_wins)
                                       for i in _seats(a, pa) for j in _seats(a, pb)])
                  for a in arms if _seats(a, pa) and _seats(a, pb)}
         if which:
-            cols[f"h2h|{pa}|{pb}"] = m.per_arm(which)
+            cols[f"h2h|{ix[pa]}|{ix[pb]}"] = m.per_arm(which)
     names = [a.name for a in arms]
     query = (ctx.scan.filter(pl.col("arm").is_in(names))
              .select([e.cast(pl.Float64).alias(k) for k, e in cols.items()])
-             .select([pl.col(k).sum().alias(f"{k}|sum") for k in cols] + [pl.col(k).count().alias(f"{k}|n") for k in cols]))
+             .select([pl.col(k).sum().alias(f"{k}|sum") for k in cols] + [pl.col(k).count().alias(f"{k}|n") for k in cols]
+                     + [(pl.col(k) * pl.col(k)).sum().alias(f"{k}|sumsq") for k in cols]))
     return query, list(cols)
+
+
+def seat_order_balanced(arms: list[Arm], games: dict[str, int], a: str, b: str) -> bool:
+    """True when, over the group's games, a sits at seat i and b at seat j as often as the other way
+    round, for every pair of seats: then seat order cancels in the head-to-head."""
+    weight: dict[tuple[int, int], float] = {}
+    for arm in arms:
+        sa, sb = _seats(arm, a), _seats(arm, b)
+        if not sa or not sb:
+            continue
+        w = games.get(arm.name, 0) / (len(sa) * len(sb))
+        for i in sa:
+            for j in sb:
+                weight[i, j] = weight.get((i, j), 0.0) + w
+    total = sum(weight.values()) or 1.0
+    return all(abs(w - weight.get((j, i), 0.0)) <= 0.01 * total for (i, j), w in weight.items())
 
 
 def policy_groups(ctx: Context) -> list[PolicyGroup]:
     def run():
         groups = ctx.dataset.policy_groups(ctx.game)
+        stats = seat_stats(ctx)
+        groups = [[a for a in arms if a.name in stats] for arms in groups]
+        groups = [g for g in groups if g]
         if not groups:
             return []
         specs = []
@@ -93,14 +124,32 @@ def policy_groups(ctx: Context) -> list[PolicyGroup]:
             specs.append((arms, policies, *_group_query(ctx, arms, policies)))
         frames = pl.collect_all([q for (_, _, q, _) in specs])
         out = []
-        for (arms, policies, _, cols), frame in zip(specs, frames):
+        for gi, ((arms, policies, _, cols), frame) in enumerate(zip(specs, frames)):
             r = frame.row(0, named=True)
-            est = {k: wilson(r[f"{k}|sum"] or 0.0, r[f"{k}|n"]) for k in cols}
+            est = {k: share_from_sums(r[f"{k}|sum"] or 0.0, r[f"{k}|sumsq"] or 0.0, r[f"{k}|n"]) for k in cols}
+            fit = seat_player_fit([(stats[a.name].games, stats[a.name].mean, stats[a.name].cov, list(a.policies))
+                                   for a in arms], policies)
+            games = {a.name: stats[a.name].games for a in arms}
+            label = ", ".join(a.name for a in arms)
+            claims = {}
+            for p, e in fit.adjusted.items():
+                if e is not None:
+                    claims["player", p] = ctx.claim(f"policies/{label}/{p}", KEY,
+                                                    f"{label}: {p}'s seat-adjusted share against fair", e.p_value)
+            name = lambda k, i: policies[int(k.split("|")[i])]  # noqa: E731
+            matchup = {(name(k, 1), name(k, 2)): e for k, e in est.items() if k.startswith("h2h|")}
+            balanced = set()
+            for (pa, pb), e in matchup.items():
+                if pa < pb and seat_order_balanced(arms, games, pa, pb):
+                    balanced.add((pa, pb))
+                    var = (r[f"h2h|{policies.index(pa)}|{policies.index(pb)}|sumsq"] - e.n * e.value ** 2) / (e.n - 1) if e.n > 1 else float("nan")
+                    claims["h2h", pa, pb] = ctx.claim(f"policies/{label}/{pa}-vs-{pb}", KEY,
+                                                      f"{label}: {pa} vs {pb} head-to-head", share_test(e, var, 0.5))
             out.append(PolicyGroup(
                 arms=arms, policies=policies,
-                share={k.split("|")[1]: e for k, e in est.items() if k.startswith("pol|")},
-                seat_policy={(int(k.split("|")[1]), k.split("|")[2]): e for k, e in est.items() if k.startswith("sp|")},
-                matchup={(k.split("|")[1], k.split("|")[2]): e for k, e in est.items() if k.startswith("h2h|")}))
+                share={name(k, 1): e for k, e in est.items() if k.startswith("pol|")},
+                seat_policy={(int(k.split("|")[1]), name(k, 2)): e for k, e in est.items() if k.startswith("sp|")},
+                matchup=matchup, fit=fit, balanced=balanced, claims=claims))
         return out
     return ctx.cached(("policies",), run)
 
@@ -108,26 +157,37 @@ def policy_groups(ctx: Context) -> list[PolicyGroup]:
 def _verdicts(g: PolicyGroup) -> list[str]:
     out = []
     for p in g.policies:
-        e = g.share[p]
-        edge = e.shift(-g.fair)
-        if edge.excludes(0.0):
+        raw = g.share[p]
+        adj = g.fit.adjusted.get(p)
+        if adj is None:
+            out.append(f"player {p} wins {text.share_ci(raw)} of the seats it holds in {g.players}-player games "
+                       f"(raw, not seat-adjusted): the arms do not rotate {p} over the seats, so its share cannot "
+                       f"be told apart from the seats it holds; no verdict.")
+            continue
+        claim = g.claims["player", p]
+        edge = adj.shift(-g.fair)
+        if claim.detected:
             word = "stronger" if edge.value > 0 else "weaker"
-            tail = f"{abs(edge.value) * 100:.1f} points {'above' if edge.value > 0 else 'below'} a fair share: {word} than the field"
+            tail = (f"{text.points(edge)} against a fair share ({adjusted(claim)}): {word} than the field")
         else:
-            tail = f"{text.signed(edge.value * 100, 1)} points against a fair share: not detectably different"
-        out.append(f"policy {p} wins {text.share_ci(e)} of the seats it holds in {g.players}-player games, {tail}.")
+            tail = f"{text.points(edge)} against a fair share: not detectably different"
+        out.append(f"player {p} wins {text.share_ci(adj)} seat-adjusted ({text.share_ci(raw)} raw) in "
+                   f"{g.players}-player games, {tail}.")
     for (pa, pb), e in g.matchup.items():
         if pa > pb:
             continue
-        if e.excludes(0.5):
-            lead = pa if e.value > 0.5 else pb
-            tail = f"{lead} is the stronger of the two"
-        else:
-            tail = "no detectable difference between them"
+        claim = g.claims.get(("h2h", pa, pb))
+        if claim is None:
+            out.append(f"{pa} finishes ahead of {pb} in {text.share_ci(e)} of their encounters; they do not sit "
+                       f"before each other equally often, so this mixes seat order with the players: description "
+                       f"only, no verdict.")
+            continue
+        tail = (f"{pa if e.value > 0.5 else pb} is the stronger of the two ({adjusted(claim)})" if claim.detected
+                else "no detectable difference between them")
         out.append(f"{pa} finishes ahead of {pb} in {text.share_ci(e)} of their encounters: {tail}.")
     if not g.separable:
-        out.append("Policies do not rotate over all seats here, so seat and policy effects are partly "
-                   "confounded; rotate the policies over the seats to tell them apart.")
+        out.append("Seat and player cannot be told apart for every player in this design: rotate the players "
+                   "over the seats (every player in every seat equally often) to compare them.")
     return out
 
 
@@ -146,13 +206,23 @@ def section(ctx: Context) -> Section | None:
             "arms": [a.name for a in g.arms], "players": g.players, "rules": g.arms[0].rules,
             "fair_share": g.fair, "separable": g.separable,
             "policies": {p: e.to_dict() for p, e in g.share.items()},
+            "seat_adjusted": {p: ({**e.to_dict(), **g.claims["player", p].to_dict()} if e is not None else None)
+                              for p, e in g.fit.adjusted.items()},
+            "seat_effects": [e.to_dict() if e is not None else None for e in g.fit.seats],
+            "seat_order_balanced": [list(x) for x in sorted(g.balanced)],
             "seat_policy": [{"seat": s, "policy": p, **e.to_dict()} for (s, p), e in g.seat_policy.items()],
             "matchups": [{"policy": a, "opponent": b, **e.to_dict()} for (a, b), e in g.matchup.items()],
             "verdicts": verdicts})
-        sec.tables.append(Table(f"Win share by policy ({label})", ["policy", "win share", "edge over fair share",
-                                                                   "games"],
-                                [[p, text.share_ci(e), text.points(e.shift(-g.fair)), text.count(e.n)]
-                                 for p, e in g.share.items()]))
+        sec.tables.append(Table(f"Win share by player ({label})",
+                                ["player", "raw win share", "seat-adjusted win share", "adjusted minus fair",
+                                 "adjusted p", "games"],
+                                [[p, text.share_ci(e), text.share_ci(g.fit.adjusted[p]) if g.fit.adjusted.get(p) else
+                                  "not separable", text.points(g.fit.adjusted[p].shift(-g.fair)) if g.fit.adjusted.get(p)
+                                  else "-", text.p_value(g.claims["player", p].adjusted, bare=True)
+                                  if ("player", p) in g.claims else "-", text.count(e.n)]
+                                 for p, e in g.share.items()],
+                                note="seat-adjusted: seat + player model over the group's arms (covariance clustered "
+                                     "by game); raw shares mix the player with the seats it held"))
         sec.tables.append(Table(f"Head-to-head: row finishes ahead of column ({label})",
                                 ["policy"] + g.policies,
                                 [[pa] + [text.share_ci(g.matchup[pa, pb]) if (pa, pb) in g.matchup else "-"
@@ -162,9 +232,9 @@ def section(ctx: Context) -> Section | None:
                                 [[str(s)] + [text.share_ci(g.seat_policy[s, p]) if (s, p) in g.seat_policy else "-"
                                              for p in g.policies] for s in seats]))
         shares = pl.DataFrame([{"policy": p, "share": e.value, "lo": e.lo, "hi": e.hi, "fair": g.fair}
-                               for p, e in g.share.items()])
+                               for p, e in ((p, g.fit.adjusted.get(p) or g.share[p]) for p in g.share)])
         sec.figures.append(plots.interval_bars(shares, "policy", "share", "lo", "hi", ref="fair", xlabel="policy",
-                                               ylabel="win share", title=f"Win share by policy ({label})"))
+                                               ylabel="win share", title=f"Win share by player, seat-adjusted where separable ({label})"))
         if g.matchup:
             mm = pl.DataFrame([{"policy": a, "opponent": b, "share": e.value, "lo": e.lo, "hi": e.hi}
                                for (a, b), e in g.matchup.items()])

@@ -20,25 +20,24 @@ NOTES = [
     "seat 0's edge.",
     "The unpaired column is the Welch interval on the same games as if the arms were independent; "
     "'narrower' says how many times narrower pairing makes the interval.",
-    "Balance = 1 - (largest - smallest seat win share); per arm the two extreme seats are taken from "
-    "that arm's shares and treated as fixed (delta method), so balance changes are a little optimistic "
-    "when seats are close.",
-    "A change is called detectable when its paired interval excludes 0.",
+    "Shares in one arm carry the same interval as in the first-player section (Wilson at the effective "
+    "number of games); counts per game are t-intervals kept at or above 0.",
+    "Balance = 1 - (largest - smallest seat win share), bias-corrected per arm as in the first-player "
+    "section. Its change is the difference of the two bias-corrected values; the interval is a paired "
+    "parametric bootstrap of both arms' seat shares with their joint per-game covariance (the unpaired "
+    "column drops the pairing).",
+    "Every difference is a claim of the report: 'detectable' means its paired test stays significant "
+    "after the report's multiple-comparison correction (see 'Claims and multiple comparisons'); the "
+    "table gives the adjusted p-value.",
 ]
 
 
 def core_measures(ctx: Context) -> list[Measure]:
-    stats = seat_stats(ctx)
-
-    def balance(arm):
-        st = stats[arm.name]
-        return 1.0 - m.gap(st.hi_seat, st.lo_seat)
-
     return [
         Measure("seat0_win", "seat-0 win share", lambda arm: m.win_weight(0), share=True),
-        Measure("balance", "balance", balance, share=True),
-        Measure("turns", "turns per game", lambda arm: pl.col("turns")),
-        Measure("rounds", "rounds per game", lambda arm: pl.col("rounds")),
+        Measure("balance", "balance", lambda arm: pl.lit(None), share=True, seat_range=True),
+        Measure("turns", "turns per game", lambda arm: pl.col("turns"), lower=0.0),
+        Measure("rounds", "rounds per game", lambda arm: pl.col("rounds"), lower=0.0),
     ]
 
 
@@ -94,12 +93,14 @@ def pair_verdict(pair: Pair, comps: list[Comparison], name: str | None = None) -
 def comparison_table(pair: Pair, comps: list[Comparison], title: str | None = None) -> Table:
     rows = [[c.measure.label, fmt_mean(c, c.baseline), fmt_mean(c, c.variant), fmt_diff(c),
              fmt_interval(c, c.unpaired), text.ratio(c.narrowing),
+             text.p_value(c.claim.adjusted, bare=True) if c.claim else "n/a",
              "yes" if c.detected else "no"] for c in comps]
+    name = comps[0].claim.family.name if comps and comps[0].claim else "Holm"
     return Table(title or f"{pair.b.name} vs {pair.a.name} ({pair.describe_changes()})",
                  ["measure", pair.a.name, pair.b.name, "difference (paired 95%)", "unpaired 95%", "narrower",
-                  "detectable"], rows,
-                 note="shares in percent, their differences in percentage points; 'narrower': unpaired / paired "
-                      "interval width; detectable: the paired interval excludes 0")
+                  "adjusted p", "detectable"], rows,
+                 note=f"shares in percent, their differences in percentage points; 'narrower': unpaired / paired "
+                      f"interval width; adjusted p: {name} over the report's claims; detectable: adjusted p below 0.05")
 
 
 def comparison_figure(comps: dict[str, list[Comparison]], title: str) -> Figure:

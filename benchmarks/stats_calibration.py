@@ -1,0 +1,347 @@
+"""Calibration of the report statistics against known truth: `python -m benchmarks.stats_calibration`.
+
+Synthetic Knutten datasets are written per docs/schema.md with independent games and a known answer,
+then read by the report code exactly as a study would be (Parquet, Polars, reports.*):
+
+* seats: fair 3-, 4- and 5-player arms (and a 4-player arm with a 2-point seat-0 edge) whose games
+  end in shared wins about as often as Knutten's (45%). Measured: coverage of every seat share's
+  interval, of seat 0's edge, of balance; the equal-seats test's rejection rate when seats are equal;
+  the mean balance estimate (bias).
+* pairs: two arms with identical rules in all but a label, independent games. Measured: coverage of 0
+  by every paired difference (the false 'detectable' rate of each measure before correction), balance
+  change included.
+* players: the same seats (with a 3-point seat-0 edge) under relabelled players (trap, cautious,
+  random) that rotate unevenly over the seats; every player is the same. Measured: coverage of each
+  seat-adjusted player share (truth: the fair share) and the rate of 'stronger/weaker' claims.
+* roles: John Knut arms whose drawer / player / target is unrelated to winning, with a seat-0 edge and
+  a drawer who is seat 0 more often. Measured: coverage of 0 by each role's difference from its
+  expected share.
+* reports: complete reports on studies where nothing differs (fair seats, identical variant arms,
+  relabelled equal players, John roles unrelated to winning). Measured: the share of reports with at
+  least one 'detectable' claim after the Holm (and Benjamini-Hochberg) correction, and before it.
+
+Each figure is also computed the way the reports did before (plain Wilson with weighted wins,
+chi-square on weighted counts, plain max - min, raw player shares, 1/players as the role baseline),
+so docs/statistics.md can show both. The small CI version is tests/test_stats_calibration.py.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from reports.build import build_sections  # noqa: E402
+from reports.context import Context, Options  # noqa: E402
+from reports.dataset import Dataset, Pair  # noqa: E402
+from reports.games import knutten as knutten_report  # noqa: E402
+from reports.sections import first_player, policies, variants  # noqa: E402
+
+SHARED = (0.55, 0.30, 0.15)  # P(1, 2, 3 winners): 45% of games end in a shared win, as in Knutten
+RULES = {"threshold": 31, "hand_limit": 5, "bites_to_end": 10, "john_knut": 0, "heavy_weather": 0,
+         "heavy_bites_to_end": 15}
+GAME_INFO = {"knutten": {"version": 1, "score": "bites", "higher_score_wins": False}}
+INT_TYPES = {"swarm_bites": pa.int16(), "wind_calls": pa.int16(), "cannot_play": pa.int16(), "reshuffles": pa.int16(),
+             "john_drawn_by": pa.int8(), "john_draws": pa.int16(), "john_played_by": pa.int8(),
+             "john_played_turn": pa.int32(), "john_target": pa.int8(), "john_bites": pa.int16(),
+             "john_plays": pa.int16(), "john_discards": pa.int16(), "john_discarded_turn": pa.int32()}
+
+
+@dataclass
+class SynthArm:
+    """An arm with known truth. A game is won by seat 0 alone with probability ``edge``; otherwise 1, 2
+    or 3 seats (SHARED) chosen uniformly share the win. True share: seat 0 edge + (1 - edge)/k, every
+    other seat (1 - edge)/k. With ``john``, John's drawer is seat s with probability ``drawer``[s],
+    independent of the winners, so no role is associated with winning."""
+
+    name: str
+    games: int
+    players: int = 4
+    edge: float = 0.0
+    rules: dict = field(default_factory=dict)
+    policies: tuple | None = None
+    john: bool = False
+    drawer: tuple | None = None
+
+    def truth(self) -> np.ndarray:
+        t = np.full(self.players, (1 - self.edge) / self.players)
+        t[0] += self.edge
+        return t
+
+
+def _columns(arm: SynthArm, rng: np.random.Generator) -> dict:
+    n, k = arm.games, arm.players
+    winners_n = np.minimum(rng.choice(np.arange(1, len(SHARED) + 1), size=n, p=SHARED), k)
+    ranks = np.argsort(np.argsort(rng.random((n, k)), axis=1), axis=1)
+    winners = ranks < winners_n[:, None]
+    solo = rng.random(n) < arm.edge
+    winners[solo] = False
+    winners[solo, 0] = True
+    mask = (winners * (1 << np.arange(k))).sum(axis=1)
+    bites = np.where(winners, rng.integers(0, 2, (n, k)), rng.integers(2, 11, (n, k)))
+    turns = np.maximum(5, np.round(rng.normal(120, 25, n))).astype(np.int32)
+    cols = {"winner_mask": mask.astype(np.int32), "n_winners": winners.sum(axis=1).astype(np.int8), "turns": turns,
+            "rounds": (1 + turns // 30).astype(np.int32), "score": bites.astype(np.int32),
+            "swarm_bites": rng.integers(0, 3, n), "wind_calls": rng.geometric(0.6, n) - 1,
+            "cannot_play": rng.integers(0, 2, n), "reshuffles": rng.integers(0, 3, n),
+            "john_in_deck": np.full(n, arm.john)}
+    minus = np.full(n, -1)
+    if arm.john:
+        q = np.asarray(arm.drawer or np.full(k, 1 / k), float)
+        drawn = rng.random(n) < 0.9
+        drawer = np.where(drawn, rng.choice(k, size=n, p=q / q.sum()), -1)
+        played = drawn & (rng.random(n) < 0.6)
+        played_by = np.where(played, drawer, -1)
+        target = np.where(played, (played_by + 1 + rng.integers(0, k - 1, n)) % k, -1)
+        plays = played.astype(int)
+        discards = (drawn & ~played & (rng.random(n) < 0.5)).astype(int)
+        cols.update(john_drawn_by=drawer, john_draws=drawn.astype(int), john_played_by=played_by,
+                    john_played_turn=np.where(played, turns // 2, -1), john_target=target, john_bites=plays,
+                    john_plays=plays, john_discards=discards, john_discarded_turn=np.where(discards > 0, turns // 3, -1))
+    else:
+        zero = np.zeros(n, int)
+        cols.update(john_drawn_by=minus, john_draws=zero, john_played_by=minus, john_played_turn=minus,
+                    john_target=minus, john_bites=zero, john_plays=zero, john_discards=zero, john_discarded_turn=minus)
+    return cols
+
+
+def write_synthetic(root: Path, arms: list[SynthArm], seed: int, name: str = "calibration") -> None:
+    """DIR/study.json and DIR/<arm>/batch-000000.parquet (docs/schema.md); every arm's games independent."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    study = {"name": name, "seed": seed, "games": max(a.games for a in arms), "batch_size": max(a.games for a in arms),
+             "arms": [{"name": a.name, "game": "knutten", "game_version": 1, "players": a.players,
+                       "rules": {**RULES, **a.rules, **({"john_knut": 1} if a.john else {})},
+                       "policies": list(a.policies or ["cautious"] * a.players), "deck": None} for a in arms]}
+    for i, arm in enumerate(arms):
+        cols = _columns(arm, np.random.default_rng([seed, i]))
+        n, k = arm.games, arm.players
+        data = {"arm": pa.array([arm.name] * n, pa.string()), "game": pa.array(np.arange(n, dtype=np.int64)),
+                "players": pa.array(np.full(n, k, np.int8)), "winner_mask": pa.array(cols["winner_mask"]),
+                "n_winners": pa.array(cols["n_winners"]), "turns": pa.array(cols["turns"]),
+                "rounds": pa.array(cols["rounds"]),
+                "score": pa.ListArray.from_arrays(pa.array(np.arange(0, n * k + 1, k, dtype=np.int32)),
+                                                  pa.array(cols["score"].reshape(-1)))}
+        for c, typ in INT_TYPES.items():
+            data[c] = pa.array(np.asarray(cols[c]).astype(typ.to_pandas_dtype()), typ)
+        data["john_in_deck"] = pa.array(cols["john_in_deck"], pa.bool_())
+        (root / arm.name).mkdir(exist_ok=True)
+        pq.write_table(pa.table(data), root / arm.name / "batch-000000.parquet")
+    (root / "study.json").write_text(json.dumps({"kaartlab_dataset": 1, "fingerprint": f"{seed:016x}", "study": study,
+                                                 "games": GAME_INFO, "provenance": {}}))
+
+
+def _context(root: Path) -> Context:
+    return Context(Dataset(root), "knutten", Options())
+
+
+def _rate(hits: list[bool]) -> dict:
+    n = len(hits)
+    x = int(sum(hits))
+    lo, hi = proportion_confint(x, n, method="wilson") if n else (math.nan, math.nan)
+    return {"rate": x / n if n else math.nan, "count": x, "n": n, "lo": float(lo), "hi": float(hi)}
+
+
+def _covers(lo: float, hi: float, truth: float) -> bool:
+    return bool(lo <= truth + 1e-12 and truth - 1e-12 <= hi)
+
+
+# -- scenarios ---------------------------------------------------------------------------------------------
+def seats(work: Path, replicates: int, games: int, seed: int) -> dict:
+    """Per configuration: coverage of shares, edge and balance; size of the equal-seats test; bias."""
+    configs = {"fair 3p": (3, 0.0), "fair 4p": (4, 0.0), "fair 5p": (5, 0.0), "4p, 2-point edge": (4, 0.02)}
+    out = {}
+    for ci, (label, (k, edge)) in enumerate(configs.items()):
+        root = work / f"seats{ci}"
+        arms = [SynthArm(f"r{i}", games, k, edge) for i in range(replicates)]
+        write_synthetic(root, arms, seed + ci)
+        ctx = _context(root)
+        stats = first_player.seat_stats(ctx)
+        share_cov, share_old, edge_cov, bal_cov, eq_rej, chi_rej, bal, bal_old = [], [], [], [], [], [], [], []
+        bal_cov_old, bal_over_old = [], []
+        for arm in arms:
+            st, truth = stats[arm.name], arm.truth()
+            for s in range(k):
+                share_cov.append(_covers(st.shares[s].lo, st.shares[s].hi, truth[s]))
+                lo, hi = proportion_confint(st.wins[s], st.games, method="wilson")  # before: weighted count
+                share_old.append(_covers(lo, hi, truth[s]))
+            edge_cov.append(_covers(st.edge.lo, st.edge.hi, truth[0] - 1 / k))
+            true_balance = 1 - (truth.max() - truth.min())
+            bal_cov.append(_covers(st.balance.lo, st.balance.hi, true_balance))
+            bal.append(st.balance.value)
+            bal_old.append(1 - (st.mean.max() - st.mean.min()))
+            # before: 1 - t-interval of the per-game gap between the two observed extreme seats
+            hi_s, lo_s = int(np.argmax(st.mean)), int(np.argmin(st.mean))
+            sd = math.sqrt(max(st.cov[hi_s, hi_s] + st.cov[lo_s, lo_s] - 2 * st.cov[hi_s, lo_s], 0.0))
+            half = sps.t.ppf(0.975, st.games - 1) * sd / math.sqrt(st.games)
+            gap = st.mean[hi_s] - st.mean[lo_s]
+            bal_cov_old.append(_covers(1 - gap - half, 1 - gap + half, true_balance))
+            bal_over_old.append(1 - gap + half > 1)
+            eq_rej.append(st.chi.p_value < 0.05)
+            chi_rej.append(sps.chisquare(st.wins).pvalue < 0.05)
+        out[label] = {"players": k, "edge": edge, "games": games, "replicates": replicates,
+                      "true_balance": 1 - (arms[0].truth().max() - arms[0].truth().min()),
+                      "share_coverage": _rate(share_cov), "share_coverage_before": _rate(share_old),
+                      "edge_coverage": _rate(edge_cov), "balance_coverage": _rate(bal_cov),
+                      "balance_mean": float(np.mean(bal)), "balance_mean_before": float(np.mean(bal_old)),
+                      "balance_coverage_before": _rate(bal_cov_old), "balance_interval_above_100_before": _rate(bal_over_old),
+                      "equal_seats_rejections": _rate(eq_rej) if edge == 0 else None,
+                      "chi_square_rejections_before": _rate(chi_rej) if edge == 0 else None}
+    return out
+
+
+def pairs(work: Path, replicates: int, games: int, seed: int, edge: float = 0.02) -> dict:
+    """Identical arms (a label differs), independent games: every paired interval should cover 0."""
+    root = work / "pairs"
+    arms = []
+    for i in range(replicates):
+        pol = (f"p{i}",) * 4  # a label per replicate, so only the two arms of a replicate pair up
+        arms += [SynthArm(f"r{i}-a", games, 4, edge, rules={"threshold": 31}, policies=pol),
+                 SynthArm(f"r{i}-b", games, 4, edge, rules={"threshold": 32}, policies=pol)]
+    write_synthetic(root, arms, seed)
+    ctx = _context(root)
+    ds = ctx.dataset
+    prs = [Pair(ds.arm(f"r{i}-a"), ds.arm(f"r{i}-b")) for i in range(replicates)]
+    comps = variants.comparisons(ctx, prs)
+    by_measure: dict[str, list[bool]] = {}
+    for cs in comps.values():
+        for c in cs:
+            if not c.paired.hi > c.paired.lo:
+                continue  # a measure that is constant in these arms (John bites without John) says nothing
+            by_measure.setdefault(c.measure.key, []).append(_covers(c.paired.lo, c.paired.hi, 0.0))
+    allc = [x for v in by_measure.values() for x in v]
+    return {"games": games, "replicates": replicates, "seat0_edge": edge,
+            "coverage_by_measure": {k: _rate(v) for k, v in by_measure.items()}, "coverage_all": _rate(allc)}
+
+
+ROTATION = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
+            ("cautious", "random", "trap", "cautious"), ("trap", "cautious", "random", "cautious"))
+
+
+def players(work: Path, replicates: int, games: int, seed: int, edge: float = 0.03) -> dict:
+    """Equal players relabelled over seats with a seat-0 edge: adjusted shares should cover 1/players."""
+    root = work / "players"
+    arms = [SynthArm(f"r{i}-{j}", games, 4, edge, rules={"threshold": 20 + i}, policies=pol)
+            for i in range(replicates) for j, pol in enumerate(ROTATION)]
+    write_synthetic(root, arms, seed)
+    ctx = _context(root)
+    groups = policies.policy_groups(ctx)
+    cov, raw_cov, claims_any, raw_any = [], [], [], []
+    for g in groups:
+        hit = raw_hit = False
+        for p in g.policies:
+            adj = g.fit.adjusted[p]
+            cov.append(_covers(adj.lo, adj.hi, 0.25))
+            hit |= not _covers(adj.lo, adj.hi, 0.25)
+            raw = g.share[p]
+            raw_cov.append(_covers(raw.lo, raw.hi, 0.25))
+            raw_hit |= not _covers(raw.lo, raw.hi, 0.25)
+        claims_any.append(hit)
+        raw_any.append(raw_hit)
+    return {"games_per_arm": games, "arms_per_group": len(ROTATION), "replicates": len(groups), "seat0_edge": edge,
+            "separable": all(g.separable for g in groups), "adjusted_coverage": _rate(cov),
+            "raw_coverage_before": _rate(raw_cov), "any_player_claim_uncorrected": _rate(claims_any),
+            "any_player_claim_raw_before": _rate(raw_any)}
+
+
+def roles(work: Path, replicates: int, games: int, seed: int) -> dict:
+    """John's roles unrelated to winning, seat-0 edge and a drawer who is seat 0 more often."""
+    root = work / "roles"
+    arms = [SynthArm(f"r{i}", games, 4, 0.04, john=True, drawer=(0.4, 0.2, 0.2, 0.2)) for i in range(replicates)]
+    write_synthetic(root, arms, seed)
+    ctx = _context(root)
+    stats = knutten_report.john_stats(ctx)
+    cov, old = {}, {}
+    for arm in arms:
+        for role, v in stats[arm.name]["roles"].items():
+            cov.setdefault(role, []).append(_covers(v["edge"].lo, v["edge"].hi, 0.0))
+            sh = v["share"]
+            old.setdefault(role, []).append(_covers(sh.lo, sh.hi, 0.25))  # before: against 1/players
+    return {"games": games, "replicates": replicates, "coverage": {r: _rate(v) for r, v in cov.items()},
+            "coverage_against_fair_before": {r: _rate(v) for r, v in old.items()}}
+
+
+def null_study(games: int, small: bool = False) -> list[SynthArm]:
+    """A study where nothing differs: every claim of its report is a false one if 'detectable'."""
+    rot = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
+           ("cautious", "random", "trap", "cautious"))
+    return [SynthArm("base", games, 4, rules={"threshold": 31}), SynthArm("variant", games, 4, rules={"threshold": 32}),
+            *[SynthArm(f"mixed-{j}", games, 4, rules={"threshold": 25}, policies=pol) for j, pol in enumerate(rot)],
+            SynthArm("john", games, 3, john=True, drawer=(0.5, 0.25, 0.25))]
+
+
+def reports(work: Path, replicates: int, games: int, seed: int) -> dict:
+    """Complete reports (no figures) on studies where nothing differs: reports with any 'detectable'."""
+    holm, bh, raw, sizes = [], [], [], []
+    for i in range(replicates):
+        root = work / f"report{i}"
+        write_synthetic(root, null_study(games), seed + i)
+        sections, _ = build_sections(Dataset(root), Options(correction="holm"), figures=False)
+        claims = list(sections[-1].data["claims"].values())
+        pvals = [c["p_value"] for c in claims if c["p_value"] == c["p_value"]]
+        holm.append(any(c["detected"] for c in claims))
+        bh.append(bool(multipletests(pvals, method="fdr_bh")[0].any()))  # same p-values, the other correction
+        raw.append(any(p < 0.05 for p in pvals))
+        sizes.append(len(claims))
+        shutil.rmtree(root)
+    return {"games_per_arm": games, "replicates": replicates, "claims_per_report": float(np.mean(sizes)),
+            "any_detectable_holm": _rate(holm), "any_detectable_bh": _rate(bh), "any_p_below_5pct_uncorrected": _rate(raw)}
+
+
+def run(replicates: int = 200, games: int = 400, report_replicates: int = 100, report_games: int = 400,
+        seed: int = 1, small_games: tuple = (50, 2000)) -> dict:
+    work = Path(tempfile.mkdtemp(prefix="kaartlab-calibration-"))
+    t0 = time.perf_counter()
+    try:
+        out = {"seats": seats(work, replicates, games, seed), "pairs": pairs(work, replicates, games, seed + 10),
+               "players": players(work, max(replicates // 4, 10), games, seed + 20),
+               "roles": roles(work, replicates, games, seed + 30),
+               "reports": reports(work, report_replicates, report_games, seed + 1000)}
+        out["balance_bias"] = {}
+        for n in small_games:
+            res = seats(work / f"bias{n}", replicates, n, seed + 40 + n)["fair 4p"]
+            out["balance_bias"][n] = {"balance_mean": res["balance_mean"], "balance_mean_before": res["balance_mean_before"],
+                                      "balance_coverage": res["balance_coverage"]}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out["seconds"] = time.perf_counter() - t0
+    out["settings"] = {"replicates": replicates, "games": games, "report_replicates": report_replicates,
+                       "report_games": report_games, "seed": seed, "shared_wins": SHARED}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--replicates", type=int, default=1000)
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--report-replicates", type=int, default=400)
+    ap.add_argument("--report-games", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    args = ap.parse_args(argv)
+    res = run(args.replicates, args.games, args.report_replicates, args.report_games, args.seed)
+    text = json.dumps(res, indent=1, default=float)
+    if args.json:
+        args.json.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

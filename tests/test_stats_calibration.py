@@ -1,0 +1,103 @@
+"""Calibration of the report statistics against known truth, small enough for CI (about half a minute).
+
+benchmarks/stats_calibration.py writes synthetic Knutten datasets with a known answer (fair seats with
+45% shared wins, identical arms with independent games, equal players relabelled over the seats, John
+roles unrelated to winning) and reads them with the report code. Here each coverage and false-positive
+rate must fall in a band around its nominal level; the seed is fixed, so the test is deterministic,
+and the bands are about three binomial standard errors wide at these sizes. Each band is also shown
+to reject the method the reports used before, so the check can fail. Larger runs:
+`python -m benchmarks.stats_calibration` (figures in docs/statistics.md).
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import stats_calibration as cal  # noqa: E402
+
+COVERAGE_BAND = (0.925, 0.975)  # per interval: nominal 95%
+SIZE_BAND = (0.02, 0.08)  # per test: nominal 5%
+REPORT_MAX = 0.125  # per report after correction: at most 5%, plus sampling room for 16 reports (2 of 16)
+
+
+def pooled(rates) -> float:
+    rates = list(rates)
+    return sum(r["count"] for r in rates) / sum(r["n"] for r in rates)
+
+
+def in_band(x: float, band: tuple[float, float]) -> bool:
+    return band[0] <= x <= band[1]
+
+
+@pytest.fixture(scope="module")
+def work():
+    with tempfile.TemporaryDirectory(prefix="kaartlab-cal-") as d:
+        yield Path(d)
+
+
+@pytest.fixture(scope="module")
+def seats(work):
+    return cal.seats(work, replicates=100, games=300, seed=101)
+
+
+def test_share_intervals_cover_at_the_nominal_level(seats):
+    cov = pooled(c["share_coverage"] for c in seats.values())
+    before = pooled(c["share_coverage_before"] for c in seats.values())
+    assert in_band(cov, COVERAGE_BAND), cov
+    assert not in_band(before, COVERAGE_BAND), before  # the binomial Wilson interval ignored shared wins
+    edge = pooled(c["edge_coverage"] for c in seats.values())
+    assert in_band(edge, COVERAGE_BAND), edge
+
+
+def test_equal_seats_test_has_its_nominal_size(seats):
+    fair = [c for c in seats.values() if c["edge"] == 0]
+    size = pooled(c["equal_seats_rejections"] for c in fair)
+    before = pooled(c["chi_square_rejections_before"] for c in fair)
+    assert in_band(size, SIZE_BAND), size
+    assert not in_band(before, SIZE_BAND), before  # the chi-square on weighted counts rejected too rarely
+
+
+def test_balance_interval_covers_and_is_less_biased(seats):
+    fair = [c for c in seats.values() if c["edge"] == 0]
+    cov = pooled(c["balance_coverage"] for c in fair)
+    assert in_band(cov, COVERAGE_BAND), cov
+    assert pooled(c["balance_coverage_before"] for c in fair) < COVERAGE_BAND[0]
+    edged = seats["4p, 2-point edge"]["balance_coverage"]
+    assert edged["rate"] >= COVERAGE_BAND[0]  # simultaneous: at least nominal when seats differ
+    for c in fair:
+        assert c["balance_mean"] <= 1.0
+        assert (1 - c["balance_mean"]) < 0.6 * (1 - c["balance_mean_before"]), c  # at most 60% of the old bias
+
+
+def test_paired_differences_of_identical_arms_cover_zero(work):
+    res = cal.pairs(work, replicates=30, games=300, seed=202)
+    cov = res["coverage_all"]["rate"]
+    assert in_band(cov, COVERAGE_BAND), res["coverage_by_measure"]
+    for key, r in res["coverage_by_measure"].items():
+        assert r["rate"] >= 0.75, (key, r)  # no single measure far off: at most 7 of 30 misses (p < 0.001 each at 95%)
+
+
+def test_seat_adjusted_players_do_not_inherit_the_seat_edge(work):
+    res = cal.players(work, replicates=25, games=300, seed=303)
+    assert res["separable"]
+    assert res["adjusted_coverage"]["rate"] >= COVERAGE_BAND[0] - 0.02, res  # 75 intervals
+    assert res["raw_coverage_before"]["rate"] < res["adjusted_coverage"]["rate"]
+
+
+def test_john_roles_against_the_expected_share_cover_zero(work):
+    res = cal.roles(work, replicates=120, games=300, seed=404)
+    cov = pooled(res["coverage"].values())
+    assert in_band(cov, COVERAGE_BAND), res["coverage"]
+
+
+def test_reports_on_null_studies_rarely_claim_anything(work):
+    res = cal.reports(work, replicates=16, games=300, seed=505)
+    assert res["claims_per_report"] >= 25
+    assert res["any_detectable_holm"]["rate"] <= REPORT_MAX, res
+    assert res["any_detectable_bh"]["rate"] <= REPORT_MAX, res
+    # without the correction most of these reports would claim something: the check can fail
+    assert res["any_p_below_5pct_uncorrected"]["rate"] >= 0.3, res
