@@ -71,6 +71,10 @@ seed = 9
 games = 600
 batch_size = 250
 
+[report]
+correction = "bh"
+edge = 0.05
+
 [defaults]
 game = "toy"
 players = 2
@@ -96,6 +100,9 @@ rules = { lowest_wins = true }
     code = main(["study", str(study), "--workers", "0", "--out", str(tmp_path / "out"), "--report"])
     assert code == 0
     assert pl.read_parquet(tmp_path / "out" / "*" / "*.parquet").height == 1200
+    recorded = json.loads((tmp_path / "out" / "study.json").read_text())["study"]["report"]
+    assert recorded == {"correction": "bh", "edge": 0.05}
+    assert "Benjamini-Hochberg" in (tmp_path / "out" / "report.md").read_text()
     # the data file's hash is part of the study: another deck is another study
     (tmp_path / "deck.toml").write_text("values = [1, 2, 3, 4, 5, 6, 7, 8]\n")
     assert StudySpec.from_toml(study).fingerprint() != spec.fingerprint()
@@ -137,3 +144,15 @@ def test_games_lists_typed_parameters(capsys):
     for text in ("tricks", "int 1..10", "lowest_wins", "true/false", "ties", "share|nobody",
                  "double_chance", "float 0..1", "bluff", "best_first|worst_first", "data deck"):
         assert text in out, text
+
+
+@pytest.mark.parametrize("report,message", [
+    ({"correction": "bonferroni"}, '[report] correction=\'bonferroni\': expected "holm" or "bh"'),
+    ({"edge": 2}, "[report] edge=2: expected a share between 0 and 1"),
+    ({"power": 0.9}, "[report]: unknown key 'power'"),
+])
+def test_report_options_in_a_study_file_are_checked(report, message):
+    data = {"arm": [{"game": "toy", "players": 2}], "report": report}
+    with pytest.raises(SpecError) as error:
+        StudySpec.from_dict(data)
+    assert message in str(error.value)
