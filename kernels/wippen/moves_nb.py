@@ -33,12 +33,16 @@ from kernels.wippen.table_nb import ONE, VALUE_OF, ZERO
 ALL_SUMS = (1 << (MAX_NUMBER + 1)) - 1
 
 
+GSPAN_TOP = 2 * (MAX_NUMBER + 1)  # gspan[2v], gspan[2v+1]: value v's groups; gspan[GSPAN_TOP]: fill
+
+
 @njit
 def scratch_nb():
-    """The work arrays of the move generator: candidate items and values, a walk stack, groups,
-    unions."""
+    """The work arrays of the move generator: candidate items and values, a walk stack, the
+    turn's groups by value (groups, gspan), a list of groups to combine, unions."""
     return (np.empty(MAX_ITEMS, np.int64), np.empty(MAX_ITEMS, np.int64),
             np.empty(MAX_ITEMS + 1, np.int64), np.empty(MAX_GROUPS, np.uint64),
+            np.empty(GSPAN_TOP + 1, np.int64), np.empty(MAX_GROUPS, np.uint64),
             np.empty(MAX_MOVES, np.uint64))
 
 
@@ -132,14 +136,21 @@ def groups_nb(cand, cval, m, target, stack, groups, g0):
 
 @njit
 def dedupe_nb(buf, lo, hi):
-    """Sort buf[lo:hi] and drop repeats; returns the new end."""
+    """Sort buf[lo:hi] in place (insertion sort: the lists are short) and drop repeats; returns
+    the new end."""
     if hi - lo < 2:
         return hi
-    part = np.sort(buf[lo:hi])
-    k = lo
-    for x in range(part.shape[0]):
-        if x == 0 or part[x] != part[x - 1]:
-            buf[k] = part[x]
+    for i in range(lo + 1, hi):
+        x = buf[i]
+        j = i
+        while j > lo and buf[j - 1] > x:
+            buf[j] = buf[j - 1]
+            j -= 1
+        buf[j] = x
+    k = lo + 1
+    for i in range(lo + 1, hi):
+        if buf[i] != buf[k - 1]:
+            buf[k] = buf[i]
             k += 1
     return k
 
@@ -208,8 +219,30 @@ def can_capture_nb(item_i, pn, card):
 
 
 @njit
-def captures_nb(item_i, pn, slot, card, mv_i, mv_m, nm, cand, cval, stack, groups, unions):
-    """Append every capture of the card in hand slot `slot`; returns the new count (-1: full)."""
+def groups_of_nb(v, cand, cval, m, stack, groups, gspan):
+    """(lo, hi): where groups holds the groups of value v of this turn's pot, whose loose number
+    cards are cand[:m] (values cval, high to low); listed on first use (gspan[2v] < 0), then
+    reused. hi = -1 when groups is full."""
+    if gspan[2 * v] >= 0:
+        return gspan[2 * v], gspan[2 * v + 1]
+    top = gspan[GSPAN_TOP]
+    start = 0
+    while start < m and cval[start] > v:
+        start += 1
+    hi = groups_nb(cand[start:], cval[start:], m - start, v, stack, groups, top)
+    if hi < 0:
+        return 0, -1
+    gspan[2 * v] = top
+    gspan[2 * v + 1] = hi
+    gspan[GSPAN_TOP] = hi
+    return top, hi
+
+
+@njit
+def captures_nb(item_i, pn, slot, card, mv_i, mv_m, nm, cand, cval, m, stack, groups, gspan,
+                unions):
+    """Append every capture of the card in hand slot `slot`; returns the new count (-1: full).
+    cand[:m]: the pot's loose number cards, high to low."""
     v = VALUE_OF[card]
     same = ZERO  # a face card: the loose cards of its rank; a number card: the builds of its value
     for i in range(pn):
@@ -222,11 +255,10 @@ def captures_nb(item_i, pn, slot, card, mv_i, mv_m, nm, cand, cval, stack, group
             nm = push_nb(mv_i, mv_m, nm, slot, MV_CAPTURE, v, sub)
             sub = (sub - ONE) & same
         return nm
-    m = candidates_nb(item_i, pn, v, ZERO, cand, cval)
-    ng = groups_nb(cand, cval, m, v, stack, groups, 0)
-    if ng < 0:
+    lo, hi = groups_of_nb(v, cand, cval, m, stack, groups, gspan)
+    if hi < 0:
         return -1
-    nu = unions_nb(groups, 0, ng, ZERO, stack, unions, 0)
+    nu = unions_nb(groups, lo, hi, ZERO, stack, unions, 0)
     if nu < 0:
         return -1
     sub = same  # every subset of the builds of its value (the empty one last)
@@ -265,9 +297,11 @@ def mask_sum_nb(item_i, mask, pn):
 
 
 @njit
-def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, stack, groups, unions):
+def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, m, stack, groups, gspan,
+              joint, unions):
     """Append every build and double build the card in `slot` can make for a value held after the
-    play (bits of held); returns the new count (-1: full)."""
+    play (bits of held); returns the new count (-1: full). cand[:m]: the pot's loose number cards,
+    high to low; joint: scratch for the groups that may join."""
     w = VALUE_OF[card]
     if w > MAX_NUMBER:
         return nm
@@ -276,36 +310,38 @@ def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, stack, g
             continue
         need = V - w
         # the V-groups that may join as further groups: loose cards adding up to V, builds of V
-        m = candidates_nb(item_i, pn, V, ZERO, cand, cval)
-        ng = groups_nb(cand, cval, m, V, stack, groups, 0)
-        if ng < 0:
+        lo, hi = groups_of_nb(V, cand, cval, m, stack, groups, gspan)
+        if hi < 0:
             return -1
+        nj = 0
+        for g in range(lo, hi):
+            joint[nj] = groups[g]
+            nj += 1
         for i in range(pn):
             if item_i[i, IT_KIND] != ITEM_LOOSE and item_i[i, IT_VALUE] == V:
-                if ng >= groups.shape[0]:
+                if nj >= joint.shape[0]:
                     return -1
-                groups[ng] = ONE << np.uint64(i)
-                ng += 1
-        # the played card's own group: loose cards S adding up to V - w (none when V == w)
-        n_own = ng
-        if need > 0:
-            m = candidates_nb(item_i, pn, need, ZERO, cand, cval)
-            n_own = groups_nb(cand, cval, m, need, stack, groups, ng)
-            if n_own < 0:
-                return -1
-        u0 = 0
+                joint[nj] = ONE << np.uint64(i)
+                nj += 1
         nu = 0
-        if need == 0:
-            nu = unions_nb(groups, 0, ng, ZERO, stack, unions, 0)
-            if nu < 0:
-                return -1
+        u0 = 0
+        if need == 0:  # the card alone is its group: it needs a further group
+            if nj == 0:
+                continue
+            nu = unions_nb(joint, 0, nj, ZERO, stack, unions, 0)
             u0 = 1  # the empty union: the card alone is a trail, not a build
-        else:
-            for k in range(ng, n_own):
-                nu = unions_nb(groups, 0, ng, groups[k], stack, unions, nu)
+        else:  # the card's own group: loose cards S adding up to V - w
+            o_lo, o_hi = groups_of_nb(need, cand, cval, m, stack, groups, gspan)
+            if o_hi < 0:
+                return -1
+            for k in range(o_lo, o_hi):
+                nu = unions_nb(joint, 0, nj, groups[k], stack, unions, nu)
                 if nu < 0:
                     return -1
-            nu = dedupe_nb(unions, 0, nu)
+            if o_hi - o_lo > 1:  # two own groups can end in the same build
+                nu = dedupe_nb(unions, 0, nu)
+        if nu < 0:
+            return -1
         for u in range(u0, nu):
             mask = unions[u]
             kind = MV_BUILD if mask_sum_nb(item_i, mask, pn) == need else MV_DOUBLE
@@ -348,19 +384,25 @@ def legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, with_build
     raises and a trail of each card (an empty pot leaves only the trails). with_builds=False leaves
     out the builds, double builds and raises (a player who never builds). Returns the count, -1 when
     a list overflowed."""
-    cand, cval, stack, groups, unions = scratch
+    cand, cval, stack, groups, gspan, joint, unions = scratch
     capture = any_capture_nb(item_i, pn, hand, hn)
     builds = with_builds and (build_instead or not capture) and pn > 0
+    m = 0
+    if capture or builds:
+        m = candidates_nb(item_i, pn, MAX_NUMBER, ZERO, cand, cval)
+        gspan[:] = -1
+        gspan[GSPAN_TOP] = 0
     nm = 0
     for j in range(hn):
         card = hand[j]
         if capture:
-            nm = captures_nb(item_i, pn, j, card, mv_i, mv_m, nm, cand, cval, stack, groups, unions)
-        if builds:
+            nm = captures_nb(item_i, pn, j, card, mv_i, mv_m, nm, cand, cval, m, stack, groups,
+                             gspan, unions)
+        if builds and nm >= 0:
             held = held_values_nb(hand, hn, j)
             if held:
-                nm = builds_nb(item_i, pn, j, card, held, mv_i, mv_m, nm, cand, cval, stack,
-                               groups, unions)
+                nm = builds_nb(item_i, pn, j, card, held, mv_i, mv_m, nm, cand, cval, m, stack,
+                               groups, gspan, joint, unions)
                 nm = raises_nb(item_i, pn, j, card, held, raise_double, mv_i, mv_m, nm)
         if not capture:
             nm = push_nb(mv_i, mv_m, nm, j, MV_TRAIL, VALUE_OF[card], ZERO)

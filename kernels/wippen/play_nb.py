@@ -149,7 +149,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_f, out, trace, checked):
     mv_i, mv_m = move_arrays_nb()
     chk_i, chk_m = move_arrays_nb()
     scratch = scratch_nb()
-    cand, cval, stack, groups, unions = scratch
+    cand, cval, stack, groups, gspan, joint, unions = scratch
     chance = np.zeros(N_RANKS + 1, np.float64)
     public = np.zeros(N_RANKS + 1, np.int64)
     points = np.zeros((MAX_PLAYERS, N_SOURCES), np.int64)
