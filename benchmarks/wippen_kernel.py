@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # games per timed batch: roughly 0.3-1 s on one core
-BATCH = {"random": 1_000, "greedy": 1_000, "defensive": 100, "builder": 300}
+BATCH = {"random": 1_000, "greedy": 1_000, "defensive": 500, "builder": 1_000}
 POLICY_IDS = {"random": 0, "greedy": 1, "defensive": 2, "builder": 3}  # kernels/wippen/enums.py P_*
 
 
