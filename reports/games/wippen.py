@@ -159,8 +159,9 @@ def stacked_sources(rows: list[dict], title: str) -> Figure:
     colours; plots has no stacked bars of its own)."""
     labels = [r["label"] for r in rows]
     legend_w = 1.4
-    fig, axes = plots._new(max(5.0, 1.6 + legend_w + 0.55 * len(rows)), 3.6,
-                           left=0.8, bottom=0.4 + 0.06 * max(len(x) for x in labels), right=legend_w)
+    bottom = 0.45 + 0.04 * max(len(x) for x in labels)  # labels slanted at 30 degrees
+    fig, axes = plots._new(max(5.0, 1.6 + legend_w + 0.55 * len(rows)), 3.0 + bottom,
+                           left=0.8, bottom=bottom, right=legend_w)
     ax = axes[0, 0]
     bottom = [0.0] * len(rows)
     for k, (column, name) in enumerate(SOURCES):
