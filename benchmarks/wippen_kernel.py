@@ -1,0 +1,104 @@
+"""Wippen kernel speed: full games and card plays per second on one core, per policy.
+
+    python benchmarks/wippen_kernel.py [--players 4] [--repeats 5] [--policies greedy,random]
+
+For each policy every seat plays it, full games to the default target (52). The first call is timed
+apart (compile time: by default Numba's cache points at a fresh temporary directory, so this is a
+real compile; --use-cache loads the project's on-disk cache instead), then the median of `repeats`
+timed batches after it is reported. The kernel is called directly (no Arrow table), as the
+pipeline's hot loop. Card plays are the `turns` of the games played. Reported per wall-clock
+second and per CPU second of the calling thread (the kernel is single-threaded; on a shared machine
+the CPU figure is the steadier one).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+# games per timed batch: roughly 0.3-1 s on one core
+BATCH = {"random": 1_000, "greedy": 1_000, "defensive": 500, "builder": 1_000}
+POLICY_IDS = {"random": 0, "greedy": 1, "defensive": 2, "builder": 3}  # kernels/wippen/enums.py P_*
+
+
+def make_runner(players: int, policy: str, count: int):
+    from kernels.wippen import enums as e
+    from kernels.wippen.play_nb import play_games_nb
+    from sim.registry import games
+
+    game = games()["wippen"]
+    rule_i = np.array([p.default if p.kind != "bool" else int(p.default) for p in game.rules],
+                      dtype=np.int64)
+    seat_f = np.tile(np.array([p.default for p in game.player_params], np.float64), (players, 1))
+    policies = np.full(players, POLICY_IDS[policy], dtype=np.int64)
+    out = np.zeros(count, dtype=e.OUT_DTYPE)
+    args = (rule_i, np.zeros(0, np.float64), policies, np.zeros((players, 0), np.int64), seat_f,
+            (), out, None, False)
+
+    def run(start: int, n: int) -> int:
+        status, failed, _ = play_games_nb(np.int64(12345), np.int64(start), np.int64(n), *args)
+        if status != 0:
+            raise RuntimeError(f"kernel status {status} at game {failed}")
+        return int(out["turns"][:n].sum())
+
+    return run
+
+
+def bench(players: int, policy: str, repeats: int) -> dict:
+    count = BATCH[policy]
+    run = make_runner(players, policy, count)
+    t0 = time.perf_counter()
+    run(0, 1)
+    first_call = time.perf_counter() - t0
+    wall, cpu, plays = [], [], []
+    for rep in range(repeats):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        plays.append(run((rep + 1) * count, count))
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    median, median_cpu = statistics.median(wall), statistics.median(cpu)
+    per_game = sum(plays) / (repeats * count)
+    return {"game": "wippen", "players": players, "policy": policy, "games": count,
+            "repeats": repeats, "first_call_s": round(first_call, 3),
+            "compiled": "wippen-bench-" in os.environ.get("NUMBA_CACHE_DIR", ""),
+            "median_s": round(median, 4), "games_per_s": round(count / median),
+            "cpu_games_per_s": round(count / median_cpu),
+            "card_plays_per_game": round(per_game, 1),
+            "card_plays_per_s": round(count * per_game / median),
+            "cpu_card_plays_per_s": round(count * per_game / median_cpu)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--policies", default="greedy,random")
+    parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument("--use-cache", action="store_true",
+                        help="load compiled kernels from Numba's cache (first call = load time)")
+    args = parser.parse_args(argv)
+    if not args.use_cache:
+        os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="wippen-bench-")  # before numba loads
+    results = [bench(args.players, p, args.repeats) for p in args.policies.split(",")]
+    for r in results:
+        print(f"wippen {r['players']}p {r['policy']:>9}: {r['games_per_s']:>7} games/s, "
+              f"{r['card_plays_per_s']:>9} card plays/s wall; {r['cpu_games_per_s']:>7} games/s, "
+              f"{r['cpu_card_plays_per_s']:>9} card plays/s per CPU second "
+              f"({r['card_plays_per_game']} plays a game; median of {r['repeats']} x {r['games']}; "
+              f"first call {r['first_call_s']} s)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,375 @@
+"""The Wippen driver: play games first .. first+count-1 of an arm into a preallocated record array.
+
+Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
+- deal d (0 = the first) of game g is shuffled from deal_stream_nb(seed, g, d) alone: its hands,
+  pot and redeals depend on (seed, g, d) and the cards in play only, never on the players, the
+  rules of play or how earlier deals went;
+- seat s's random choices (a `random` player's moves) come from seat_stream_nb(seed, g, s). The
+  other players draw nothing.
+"""
+import numpy as np
+
+from kernels.jit import kernel, njit
+from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb, uniform_nb
+from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
+from kernels.wippen.enums import (
+    EV_CARD, EV_DEAL, EV_END, EV_GAME, EV_HAND, EV_PLAY, EV_POT, EV_REMOVED, EV_REST, EV_SCORE,
+    EV_SOURCES, EV_WINNER, EV_WIP, HAND, IT_FIELDS, MAX_DEALS, MAX_ITEMS, MAX_PLAYERS, MAX_TURNS,
+    MIN_PLAYERS, MV_BUILD, MV_CAPTURE, MV_DOUBLE, MV_RAISE, N_CARDS, N_POLICIES, N_RANKS, N_RULES,
+    N_SOURCES, P_BUILDER, P_DEFENSIVE, P_GREEDY, P_RANDOM, POT_START, R_BUILD_INSTEAD, R_DEALS,
+    R_DECKS, R_PTS_WIP, R_RAISE_DOUBLE, R_TARGET, SEAT_F_ORDER, SF_MAX_RISK, SF_RISK,
+    SRC_ACES, SRC_CARDS, SRC_DIAMOND_TEN, SRC_SPADE_TWO, SRC_SPADES, SRC_WIPS, TRACE_WIDTH,
+)
+from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb
+from kernels.wippen.policies_nb import (
+    all_items_nb, builder_move_nb, card_worth_nb, defensive_move_nb, greedy_move_nb,
+    hold_chances_nb, item_worths_nb,
+)
+from kernels.wippen.rules_nb import (
+    POT_FULL, TOOK_BUILD_OF_OTHER, cards_conserved_nb, deal_points_nb, play_move_nb,
+    remove_slot_nb,
+)
+from kernels.wippen.table_nb import (
+    SPADE_SET, VALUE_OF, deal_hands_nb, deck_nb, decks_for_nb, popcount_nb, pot_add_loose_nb, pot_cards_nb,
+    pot_take_nb, set_count_nb, shuffle_nb,
+)
+
+LOW31 = np.uint64(0x7FFFFFFF)
+S31 = np.uint64(31)
+
+
+@njit
+def ev_nb(trace, tp, code, seat, a, b, c, d, e, f):
+    """Append one trace row (kept while it fits, the last row kept for EV_END; the caller checks
+    tp at the end). A None trace (a batch) compiles to nothing."""
+    if trace is None:
+        return tp
+    if tp < trace.shape[0] - 1:
+        trace[tp, 0] = code
+        trace[tp, 1] = seat
+        trace[tp, 2] = a
+        trace[tp, 3] = b
+        trace[tp, 4] = c
+        trace[tp, 5] = d
+        trace[tp, 6] = e
+        trace[tp, 7] = f
+    return tp + 1
+
+
+@njit
+def traced_nb(trace):
+    return trace is not None
+
+
+@njit
+def trace_full_nb(trace, tp):
+    if trace is None:
+        return False
+    return tp >= trace.shape[0] - 1
+
+
+@njit
+def mask_words_nb(mask):
+    """A take mask as two int32-safe words: items 0..30 and items 31..61 (a pot never holds 62
+    items; the kernel stops at MAX_ITEMS)."""
+    return np.int64(mask & LOW31), np.int64((mask >> S31) & LOW31)
+
+
+@njit
+def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+    n = seat_policy.shape[0]
+    if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
+        return False
+    if rule_i.shape[0] != N_RULES or rule_f.shape[0] != 0:
+        return False
+    if seat_i.shape[0] != n or seat_i.shape[1] != 0 or seat_f.shape[0] != n \
+            or seat_f.shape[1] != len(SEAT_F_ORDER):
+        return False
+    if rule_i[R_DECKS] < 0 or rule_i[R_DECKS] > 2 or rule_i[R_TARGET] < 1:
+        return False
+    if rule_i[R_DEALS] < 0 or rule_i[R_DEALS] > MAX_DEALS:
+        return False
+    for k in range(R_BUILD_INSTEAD, N_RULES):
+        if rule_i[k] < 0:
+            return False
+    for s in range(n):
+        if seat_policy[s] < 0 or seat_policy[s] >= N_POLICIES:
+            return False
+    if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
+        return False
+    return True
+
+
+@kernel
+def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out,
+                  trace, checked):
+    """Play games first..first+count-1 into out[0..count). Returns (status, failed game or -1,
+    trace rows written).
+
+    rule_i: int64[N_RULES] in RULE_I_ORDER; rule_f: float64[0]. seat_policy: int64[players], a
+    policy id (P_*) per seat; seat_i: int64[players, 0]; seat_f: float64[players, 2] (risk,
+    max_risk); data: () (no data inputs). out: OUT_DTYPE records. trace: None, or
+    int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every card,
+    verify that the move was legal and every card is in exactly one place.
+    """
+    if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+        return BAD_ARGS, -1, 0
+    return play_nb(seed, first, count, rule_i, seat_policy, seat_f, out, trace, checked)
+
+
+@njit
+def play_nb(seed, first, count, rule_i, policies, seat_f, out, trace, checked):
+    n = policies.shape[0]
+    decks = decks_for_nb(rule_i[R_DECKS], n)
+    in_play = np.empty(N_CARDS, np.int64)
+    removed = np.empty(N_CARDS, np.int64)
+    n_in, n_removed = deck_nb(decks, n, in_play, removed)
+    in_value = np.zeros(N_RANKS + 1, np.int64)
+    for j in range(n_in):
+        in_value[VALUE_OF[in_play[j]]] += 1
+    worth = np.empty(N_CARDS, np.float64)
+    card_worth_nb(rule_i, worth)
+    wip_points = np.float64(rule_i[R_PTS_WIP])
+    build_instead = rule_i[R_BUILD_INSTEAD] != 0
+    raise_double = rule_i[R_RAISE_DOUBLE] != 0
+    target = rule_i[R_TARGET]
+    fixed_deals = rule_i[R_DEALS]
+
+    stock = np.empty(N_CARDS, np.int64)
+    hands = np.empty((MAX_PLAYERS, HAND), np.int64)
+    hand_n = np.zeros(MAX_PLAYERS, np.int64)
+    item_i = np.zeros((MAX_ITEMS, IT_FIELDS), np.int64)
+    item_m = np.zeros((MAX_ITEMS, 2), np.uint64)
+    after_i = np.zeros((MAX_ITEMS, IT_FIELDS), np.int64)
+    after_m = np.zeros((MAX_ITEMS, 2), np.uint64)
+    item_w = np.zeros(MAX_ITEMS, np.float64)
+    piles = np.zeros((MAX_PLAYERS, 2), np.uint64)
+    tmp = np.zeros(2, np.uint64)
+    pile_tmp = np.zeros(2, np.uint64)
+    mv_i, mv_m = move_arrays_nb()
+    chk_i, chk_m = move_arrays_nb()
+    scratch = scratch_nb()
+    cand, cval, stack, groups, gspan, joint, unions = scratch
+    chance = np.zeros(N_RANKS + 1, np.float64)
+    public = np.zeros(N_RANKS + 1, np.int64)
+    points = np.zeros((MAX_PLAYERS, N_SOURCES), np.int64)
+    totals = np.zeros(MAX_PLAYERS, np.int64)
+    sources = np.zeros((MAX_PLAYERS, N_SOURCES), np.int64)
+    wips = np.zeros(MAX_PLAYERS, np.int64)
+    # per seat and game: captures, builds, raises, double builds, takeovers, wips, cards taken
+    acts = np.zeros((MAX_PLAYERS, 7), np.int64)
+    position_points = np.zeros(MAX_PLAYERS, np.int64)
+    seat_rng = np.zeros(MAX_PLAYERS, np.uint64)
+    card_count = np.zeros(N_CARDS, np.int64)
+    tracing = traced_nb(trace)
+    tp = 0
+
+    for k in range(count):
+        g = first + k
+        rec = out[k]
+        tr = tracing and k == 0
+        for s in range(n):
+            seat_rng[s] = seat_stream_nb(seed, g, s)
+            totals[s] = 0
+            position_points[s] = 0
+            for x in range(N_SOURCES):
+                sources[s, x] = 0
+            for x in range(7):
+                acts[s, x] = 0
+        if tr:
+            tp = ev_nb(trace, tp, EV_GAME, -1, n, decks, n_removed, n_in, 0, 0)
+            for j in range(n_removed):
+                tp = ev_nb(trace, tp, EV_REMOVED, -1, removed[j], 0, 0, 0, 0, 0)
+        dealer = n - 1
+        deal = 0
+        turns = 0
+        while True:
+            shuffle_nb(deal_stream_nb(seed, g, deal), stock, in_play, n_in)
+            pn = 0
+            last_capturer = -1
+            for s in range(n):
+                piles[s, 0] = 0
+                piles[s, 1] = 0
+                wips[s] = 0
+                hand_n[s] = 0
+            public[:] = 0
+            if tr:
+                tp = ev_nb(trace, tp, EV_DEAL, dealer, deal + 1, 0, 0, 0, 0, 0)
+            top = deal_hands_nb(stock, 0, hands, hand_n, n, dealer)
+            for j in range(POT_START):
+                c = stock[top]
+                top += 1
+                pn = pot_add_loose_nb(item_i, item_m, pn, c)
+                public[VALUE_OF[c]] += 1
+            hand_no = 1
+            while True:
+                if tr:
+                    tp = ev_nb(trace, tp, EV_HAND, -1, hand_no, n_in - top, 0, 0, 0, 0)
+                    for s in range(n):
+                        for j in range(hand_n[s]):
+                            tp = ev_nb(trace, tp, EV_CARD, s, hands[s, j], 0, 0, 0, 0, 0)
+                    if hand_no == 1:
+                        for i in range(pn):
+                            tp = ev_nb(trace, tp, EV_POT, -1, item_i[i, 3], 0, 0, 0, 0, 0)
+                s = dealer + 1 if dealer + 1 < n else 0
+                for t in range(HAND * n):
+                    hand = hands[s]
+                    hn = hand_n[s]
+                    pol = policies[s]
+                    with_builds = pol == P_RANDOM or pol == P_BUILDER
+                    nm = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
+                                        with_builds, mv_i, mv_m, scratch)
+                    if nm <= 0:
+                        return INVARIANT, g, tp
+                    stock_left = n_in - top
+                    if pol == P_RANDOM:
+                        seat_rng[s], u = next_word_nb(seat_rng[s])
+                        choice = uniform_nb(u, nm)
+                    else:
+                        item_worths_nb(item_m, pn, worth, item_w)
+                        if pol == P_GREEDY:
+                            choice = greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth,
+                                                    wip_points, stock_left)
+                        else:
+                            nxt = s + 1 if s + 1 < n else 0
+                            hold_chances_nb(in_value, public, hand, hn, hand_n[nxt], chance)
+                            if pol == P_DEFENSIVE:
+                                choice = defensive_move_nb(
+                                    mv_i, mv_m, nm, hand, item_i, item_m, pn, item_w, worth,
+                                    wip_points, stock_left, s, chance, seat_f[s, SF_RISK], after_i,
+                                    after_m, tmp, pile_tmp, cand, cval, stack, groups)
+                            else:
+                                choice = builder_move_nb(
+                                    mv_i, mv_m, nm, hand, item_i, pn, item_w, worth, wip_points,
+                                    stock_left, s, chance, seat_f[s, SF_MAX_RISK])
+                    if checked and (choice < 0 or choice >= nm):
+                        return ILLEGAL_MOVE, g, tp
+                    slot = mv_i[choice, 0]
+                    kind = mv_i[choice, 1]
+                    value = mv_i[choice, 2]
+                    mask = mv_m[choice]
+                    if checked:  # the move is in the full legal list
+                        nf = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
+                                            True, chk_i, chk_m, scratch)
+                        found = False
+                        for x in range(nf):
+                            if chk_i[x, 0] == slot and chk_i[x, 1] == kind \
+                                    and chk_i[x, 2] == value and chk_m[x] == mask:
+                                found = True
+                        if not found:
+                            return ILLEGAL_MOVE, g, tp
+                    card = remove_slot_nb(hand, hn, slot)
+                    hand_n[s] = hn - 1
+                    public[VALUE_OF[card]] += 1
+                    pn, flags = play_move_nb(item_i, item_m, pn, card, kind, value, mask, s,
+                                             piles[s], tmp)
+                    if flags & POT_FULL:
+                        return INVARIANT, g, tp
+                    turns += 1
+                    if tr:
+                        lo, hi = mask_words_nb(mask)
+                        tp = ev_nb(trace, tp, EV_PLAY, s, card, kind, value, lo, hi, nm)
+                    if kind == MV_CAPTURE:
+                        acts[s, 0] += 1
+                        last_capturer = s
+                        if flags & TOOK_BUILD_OF_OTHER:
+                            acts[s, 4] += 1
+                        if pn == 0 and top < n_in:
+                            wips[s] += 1
+                            acts[s, 5] += 1
+                            if tr:
+                                tp = ev_nb(trace, tp, EV_WIP, s, 0, n_in - top, 0, 0, 0, 0)
+                    elif kind == MV_BUILD:
+                        acts[s, 1] += 1
+                    elif kind == MV_RAISE:
+                        acts[s, 2] += 1
+                    elif kind == MV_DOUBLE:
+                        acts[s, 3] += 1
+                    if checked and not cards_conserved_nb(in_play, n_in, hands, hand_n, n, stock,
+                                                          top, n_in, item_m, pn, piles,
+                                                          card_count):
+                        return CARDS_LOST, g, tp
+                    s = s + 1 if s + 1 < n else 0
+                if top >= n_in:
+                    break
+                top = deal_hands_nb(stock, top, hands, hand_n, n, dealer)
+                hand_no += 1
+            # the end of the deal: the last capturer takes what is left (no wip)
+            rest = pot_cards_nb(item_m, pn)
+            if last_capturer >= 0:
+                pn = pot_take_nb(item_i, item_m, pn, all_items_nb(pn), piles[last_capturer])
+            if tr:
+                tp = ev_nb(trace, tp, EV_REST, last_capturer, rest, 0, 0, 0, 0, 0)
+            if checked and not cards_conserved_nb(in_play, n_in, hands, hand_n, n, stock, top,
+                                                  n_in, item_m, pn, piles, card_count):
+                return CARDS_LOST, g, tp
+            pn = 0
+            deal_points_nb(piles, n, wips, rule_i, points)
+            for s in range(n):
+                pts = 0
+                for x in range(N_SOURCES):
+                    pts += points[s, x]
+                    sources[s, x] += points[s, x]
+                totals[s] += pts
+                taken = popcount_nb(piles[s, 0]) + popcount_nb(piles[s, 1])
+                acts[s, 6] += taken
+                position = s - dealer - 1
+                if position < 0:
+                    position += n
+                position_points[position] += pts
+                if tr:
+                    tp = ev_nb(trace, tp, EV_SCORE, s, taken,
+                               set_count_nb(piles[s], SPADE_SET), pts, totals[s], 0, 0)
+                    tp = ev_nb(trace, tp, EV_SOURCES, s, points[s, SRC_CARDS],
+                               points[s, SRC_SPADES], points[s, SRC_DIAMOND_TEN],
+                               points[s, SRC_SPADE_TWO], points[s, SRC_ACES], points[s, SRC_WIPS])
+            deal += 1
+            if fixed_deals > 0:
+                if deal >= fixed_deals:
+                    break
+            else:
+                best = totals[0]
+                for s in range(1, n):
+                    best = max(best, totals[s])
+                if best >= target:
+                    break
+            if deal >= MAX_DEALS:
+                return TOO_LONG, g, tp
+            dealer = dealer + 1 if dealer + 1 < n else 0
+        if turns > MAX_TURNS:
+            return TOO_LONG, g, tp
+        best = totals[0]
+        for s in range(1, n):
+            best = max(best, totals[s])
+        mask_w = 0
+        rec_score = rec["score"]
+        for s in range(n):
+            if totals[s] == best:
+                mask_w |= 1 << s
+                if tr:
+                    tp = ev_nb(trace, tp, EV_WINNER, s, totals[s], 0, 0, 0, 0, 0)
+            rec_score[s] = totals[s]
+            rec["points_cards"][s] = sources[s, SRC_CARDS]
+            rec["points_spades"][s] = sources[s, SRC_SPADES]
+            rec["points_diamond_ten"][s] = sources[s, SRC_DIAMOND_TEN]
+            rec["points_spade_two"][s] = sources[s, SRC_SPADE_TWO]
+            rec["points_aces"][s] = sources[s, SRC_ACES]
+            rec["points_wips"][s] = sources[s, SRC_WIPS]
+            rec["captures"][s] = acts[s, 0]
+            rec["builds"][s] = acts[s, 1]
+            rec["raises"][s] = acts[s, 2]
+            rec["double_builds"][s] = acts[s, 3]
+            rec["takeovers"][s] = acts[s, 4]
+            rec["wips"][s] = acts[s, 5]
+            rec["cards_taken"][s] = acts[s, 6]
+            rec["position_points"][s] = position_points[s]
+        rec["winner_mask"] = mask_w
+        rec["turns"] = turns
+        rec["rounds"] = deal
+        rec["decks"] = decks
+        rec["removed"] = n_removed
+        if tr:
+            if trace_full_nb(trace, tp):
+                return TRACE_FULL, g, tp
+            tp = ev_nb(trace, tp, EV_END, -1, 0, 0, 0, 0, 0, 0)
+    return OK, -1, tp

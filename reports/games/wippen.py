@@ -1,0 +1,293 @@
+"""Wippen's own report parts: where the points come from (by source, per policy), seat and dealer
+effects by play position, building and taking over per policy, and the deck-count and build-option
+pairs.
+
+Columns (besides the common ones, docs/schema.md): per seat the points by source (points_cards,
+points_spades, points_diamond_ten, points_spade_two, points_aces, points_wips: they add up to
+``score``), cards_taken, captures, builds, raises, double_builds, takeovers, wips; per play position
+position_points (position 0 plays first, position n-1 is the dealer, who plays last in every hand
+of its deal). ``rounds`` counts deals.
+
+The sections stay thin: per-game values are small Polars expressions, one group_by pass computes
+their moments per arm (``wippen_stats``, cached), intervals come from reports.stats
+(``mean_interval``), and the variant pairs reuse the generic variant comparison's numbers
+(``variants.comparisons``) computed from ``OUTCOMES``. Win shares by seat and head-to-head results
+of the player styles are the generic sections' (first player, policies).
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from reports import metrics as m
+from reports import plots, text
+from reports.compare import Measure
+from reports.context import Context
+from reports.dataset import Arm
+from reports.model import Figure, Section, Table
+from reports.sections import variants
+from reports.sections.first_player import seat_stats
+from reports.stats import Estimate, mean_interval
+
+SOURCES = (("points_cards", "most cards"), ("points_spades", "most spades"),
+           ("points_diamond_ten", "diamond 10s"), ("points_spade_two", "spade 2s"),
+           ("points_aces", "aces"), ("points_wips", "wips"))
+ACTIONS = (("captures", "captures"), ("builds", "builds"), ("raises", "raises"),
+           ("double_builds", "double builds"), ("takeovers", "takeovers"), ("wips", "wips"),
+           ("cards_taken", "cards taken"))
+COLUMNS = tuple(c for c, _ in SOURCES + ACTIONS) + ("position_points",)
+BUILD_RULES = ("decks", "build_instead_of_capture", "raise_double")
+NOTES = [
+    "Points by source are per seat and game, averaged over the seats a policy holds; the six sources "
+    "add up to the score. Intervals are 95% t-intervals over games.",
+    "Play positions: position 1 plays first in every hand of a deal (left of the dealer), the last "
+    "position is the dealer. Points per deal from a position = its position_points / deals, per game. "
+    "The dealer's edge is the per-game difference dealer minus first position (paired within the game).",
+]
+
+
+# -- per-game metrics (one row = one game) ----------------------------------------------------------
+def deals() -> pl.Expr:
+    return pl.col("rounds").cast(pl.Float64)
+
+
+def seat_value(column: str, seat: int) -> pl.Expr:
+    return pl.col(column).list.get(seat, null_on_oob=True)
+
+
+def policy_seats(arm: Arm, policy: str) -> list[int]:
+    return [s for s, p in enumerate(arm.policies) if p == policy]
+
+
+def policy_mean(arm: Arm, policy: str, column: str) -> pl.Expr:
+    """Mean over the seats `policy` holds of a per-seat column."""
+    return m.mean_over([seat_value(column, s) for s in policy_seats(arm, policy)])
+
+
+def position_per_deal(p: int) -> pl.Expr:
+    return pl.col("position_points").list.get(p, null_on_oob=True) / deals()
+
+
+def dealer_per_deal() -> pl.Expr:
+    return pl.col("position_points").list.last() / deals()
+
+
+def first_per_deal() -> pl.Expr:
+    return pl.col("position_points").list.first() / deals()
+
+
+def total_per_deal(column: str) -> pl.Expr:
+    return pl.col(column).list.sum() / deals()
+
+
+OUTCOMES = (
+    Measure("score_mean", "points per seat", lambda arm: m.score_mean()),
+    Measure("points_per_deal", "points per deal (all seats)", lambda arm: total_per_deal("score")),
+    Measure("dealer_edge", "dealer minus first player, points per deal",
+            lambda arm: dealer_per_deal() - first_per_deal()),
+    Measure("wips_per_deal", "wips per deal", lambda arm: total_per_deal("wips")),
+    Measure("builds_per_deal", "builds, raises and double builds per deal",
+            lambda arm: (pl.col("builds").list.sum() + pl.col("raises").list.sum()
+                         + pl.col("double_builds").list.sum()) / deals()),
+    Measure("takeovers_per_deal", "takeovers per deal", lambda arm: total_per_deal("takeovers")),
+    Measure("captures_per_deal", "captures per deal", lambda arm: total_per_deal("captures")),
+)
+
+
+# -- one pass over the dataset -----------------------------------------------------------------------
+def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
+    n_max = max(a.players for a in arms)
+    per_game: dict[str, pl.Expr] = {"deals": deals(), "turns": pl.col("turns").cast(pl.Float64),
+                                    "dealer": dealer_per_deal(), "first": first_per_deal(),
+                                    "dealer-first": dealer_per_deal() - first_per_deal()}
+    per_game |= {f"pos{p}": position_per_deal(p) for p in range(n_max)}
+    policies = sorted({q for a in arms for q in a.policies})
+    for q in policies:
+        holders = [a for a in arms if q in a.policies]
+        for column, _ in SOURCES + ACTIONS:
+            per_game[f"{q}:{column}"] = m.per_arm({a.name: policy_mean(a, q, column) for a in holders})
+        per_game[f"{q}:score"] = m.per_arm({a.name: policy_mean(a, q, "score") for a in holders})
+    return (ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms]))
+            .select("arm", *[e.cast(pl.Float64).alias(k) for k, e in per_game.items()])
+            .group_by("arm").agg([pl.len().alias("games")] + [x for k in per_game
+                                                              for x in m.moments(pl.col(k), k)]))
+
+
+def _mean(r: dict, key: str, method: str = "t") -> Estimate:
+    return mean_interval(r[f"{key}:mean"], r[f"{key}:var"], r[f"{key}:n"], method=method)
+
+
+def _arm_stats(arm: Arm, r: dict) -> dict:
+    n = arm.players
+    policies = list(dict.fromkeys(arm.policies))
+    return {
+        "arm": arm, "games": int(r["games"]), "players": n,
+        "deals": _mean(r, "deals"), "turns": _mean(r, "turns"),
+        "positions": [_mean(r, f"pos{p}") for p in range(n)],
+        "dealer": _mean(r, "dealer"), "first": _mean(r, "first"),
+        "dealer_minus_first": _mean(r, "dealer-first", "paired t"),
+        "policies": {q: {"seats": policy_seats(arm, q), "score": _mean(r, f"{q}:score"),
+                         "sources": {c: _mean(r, f"{q}:{c}") for c, _ in SOURCES},
+                         "actions": {c: _mean(r, f"{q}:{c}") for c, _ in ACTIONS}} for q in policies},
+    }
+
+
+def has_columns(ctx: Context) -> bool:
+    names = set(ctx.scan.collect_schema().names())
+    return all(c in names for c in COLUMNS)
+
+
+def wippen_stats(ctx: Context) -> dict[str, dict]:
+    """{arm: numbers} for every arm with games, in study order; one group_by pass, cached."""
+    def run():
+        arms = [a for a in ctx.arms if a.name in seat_stats(ctx)]
+        if not arms:
+            return {}
+        rows = {r["arm"]: r for r in _query(ctx, arms).collect().iter_rows(named=True)}
+        return {a.name: _arm_stats(a, rows[a.name]) for a in arms if a.name in rows}
+    return ctx.cached(("wippen", "stats"), run)
+
+
+def position_label(p: int, players: int) -> str:
+    if p == players - 1:
+        return "dealer"
+    return {0: "1st", 1: "2nd", 2: "3rd"}.get(p, f"{p + 1}th")
+
+
+# -- figures -------------------------------------------------------------------------------------------
+def stacked_sources(rows: list[dict], title: str) -> Figure:
+    """Stacked bars: one bar per (arm, policy), one segment per point source (plots' canvas and
+    colours; plots has no stacked bars of its own)."""
+    labels = [r["label"] for r in rows]
+    legend_w = 1.4
+    bottom = 0.45 + 0.04 * max(len(x) for x in labels)  # labels slanted at 30 degrees
+    fig, axes = plots._new(max(5.0, 1.6 + legend_w + 0.55 * len(rows)), 3.0 + bottom,
+                           left=0.8, bottom=bottom, right=legend_w)
+    ax = axes[0, 0]
+    bottom = [0.0] * len(rows)
+    for k, (column, name) in enumerate(SOURCES):
+        heights = [r[column] for r in rows]
+        ax.bar(range(len(rows)), heights, bottom=bottom, width=0.7, label=name,
+               color=plots.COLORS[k % len(plots.COLORS)])
+        bottom = [b + h for b, h in zip(bottom, heights)]
+    ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("points per seat and game")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.grid(axis="y", alpha=0.3)
+    return plots._png(fig, title, f"{title}: stacked bars of mean points by source")
+
+
+# -- sections --------------------------------------------------------------------------------------------
+def _bar_label(name: str, policy: str, stats: dict) -> str:
+    return policy if len(stats) == 1 else f"{name}: {policy}"
+
+
+def _sources_section(ctx: Context, stats: dict[str, dict]) -> Section:
+    sec = Section(key=ctx.key("wippen.sources"), title="Where the points come from", level=3,
+                  notes=NOTES[:1])
+    rows, bars = [], []
+    for name, s in stats.items():
+        for q, p in s["policies"].items():
+            src = p["sources"]
+            total = p["score"].value
+            top = max(SOURCES, key=lambda c: src[c[0]].value)
+            sec.verdicts.append(f"{name}, {q} ({text.seat_list(p['seats'])}): {text.number(total)} points "
+                                f"per seat and game, most from {top[1]} ({text.number(src[top[0]].value)}).")
+            rows.append([name, q, text.seat_list(p["seats"]), text.value_ci(p["score"])]
+                        + [text.value_ci(src[c]) for c, _ in SOURCES])
+            bars.append({"label": _bar_label(name, q, stats), **{c: src[c].value for c, _ in SOURCES}})
+    sec.tables.append(Table("Points per seat and game by source", ["arm", "policy", "seats", "total"]
+                            + [label for _, label in SOURCES], rows))
+    sec.figures.append(stacked_sources(bars, "Points per seat and game by source"))
+    sec.data = {"arms": {name: {q: {"score": p["score"].to_dict(),
+                                    **{c: p["sources"][c].to_dict() for c, _ in SOURCES}}
+                                for q, p in s["policies"].items()} for name, s in stats.items()}}
+    return sec
+
+
+def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
+    sec = Section(key=ctx.key("wippen.positions"), title="Seat and dealer effects", level=3,
+                  notes=NOTES[1:] + ["Win shares by seat (seat 0 plays first in the first deal; the "
+                                     "deal passes left) are in the first-player section above."])
+    rows, frame = [], []
+    for name, s in stats.items():
+        n, d = s["players"], s["dealer_minus_first"]
+        verdict = "the data cannot tell them apart" if not d.excludes(0) else \
+            ("the dealer scores more" if d.value > 0 else "the first player scores more")
+        sec.verdicts.append(f"{name}: the dealer (plays last in every hand) scores "
+                            f"{text.number(s['dealer'].value)} points per deal, the first player "
+                            f"{text.number(s['first'].value)}; dealer minus first "
+                            f"{text.value_ci(d, signed_values=True)}: {verdict}.")
+        rows.append([name, text.value_ci(s["deals"])] + [text.value_ci(e) for e in s["positions"]]
+                    + [""] * (ctx.max_players - n) + [text.value_ci(d, signed_values=True)])
+        frame += [{"position": position_label(p, n) if ctx.max_players == n else f"{p + 1}",
+                   "arm": name, "points": e.value, "lo": e.lo, "hi": e.hi}
+                  for p, e in enumerate(s["positions"])]
+    sec.tables.append(Table("Points per deal by play position", ["arm", "deals per game"]
+                            + [f"position {p + 1}" for p in range(ctx.max_players)] + ["dealer - first"],
+                            rows, note="position 1 plays first, the last position is the dealer"))
+    sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "position", "points", "lo", "hi", hue="arm",
+                                           xlabel="play position", ylabel="points per deal", percent=False,
+                                           title="Points per deal by play position"))
+    sec.data = {"arms": {name: {"positions": [e.to_dict() for e in s["positions"]],
+                                "dealer_minus_first": s["dealer_minus_first"].to_dict(),
+                                "deals": s["deals"].to_dict(), "card_plays": s["turns"].to_dict()}
+                         for name, s in stats.items()}}
+    return sec
+
+
+def _actions_section(ctx: Context, stats: dict[str, dict]) -> Section:
+    sec = Section(key=ctx.key("wippen.actions"), title="Captures, builds and takeovers by policy", level=3)
+    rows = []
+    for name, s in stats.items():
+        sec.verdicts.append(f"{name}: games last {text.number(s['deals'].value)} deals "
+                            f"({text.number(s['turns'].value)} cards played).")
+        for q, p in s["policies"].items():
+            a = p["actions"]
+            rows.append([name, q] + [text.value_ci(a[c]) for c, _ in ACTIONS])
+    sec.tables.append(Table("Per seat and game", ["arm", "policy"] + [label for _, label in ACTIONS], rows,
+                            note="builds are single builds made; a takeover is a capture of another "
+                                 "player's build"))
+    sec.data = {"arms": {name: {q: {c: p["actions"][c].to_dict() for c, _ in ACTIONS}
+                                for q, p in s["policies"].items()} for name, s in stats.items()}}
+    return sec
+
+
+def _options_section(ctx: Context) -> Section | None:
+    """Pairs that differ in the deck count or a build option only: the variant comparison's numbers."""
+    pairs = [p for rule in BUILD_RULES for p in ctx.dataset.toggle_pairs(ctx.game, rule)]
+    if not pairs:
+        return None
+    comps = variants.comparisons(ctx, pairs)
+    by_key = {p.key: p for p in pairs}
+    sec = Section(key=ctx.key("wippen.options"), title="One deck or two, build options on or off", level=3,
+                  notes=["Each pair differs in one of " + ", ".join(BUILD_RULES) + " only. Pairs with "
+                         "another deck count deal other cards, so their paired intervals gain little."])
+    sec.verdicts = [variants.pair_verdict(by_key[k], c) for k, c in comps.items()]
+    sec.tables = [variants.comparison_table(by_key[k], c) for k, c in comps.items()]
+    sec.data = {"pairs": {k: variants.pair_data(by_key[k], c, v)
+                          for (k, c), v in zip(comps.items(), sec.verdicts)}}
+    return sec
+
+
+def wippen_section(ctx: Context) -> Section | None:
+    key, title = ctx.key("wippen"), ctx.title("Wippen: points, seats and the dealer, building")
+    if not has_columns(ctx):
+        return Section(key=key, title=title, verdicts=[
+            "The dataset lacks Wippen's columns (" + ", ".join(COLUMNS) + "; docs/schema.md): no Wippen analysis."])
+    stats = wippen_stats(ctx)
+    if not stats:
+        return None
+    sec = Section(key=key, title=title)
+    sec.verdicts = [f"{name}: {text.number(s['deals'].value)} deals per game; dealer minus first player "
+                    f"{text.value_ci(s['dealer_minus_first'], signed_values=True)} points per deal."
+                    for name, s in stats.items()]
+    sec.children = [_sources_section(ctx, stats), _positions_section(ctx, stats), _actions_section(ctx, stats)]
+    options = _options_section(ctx)
+    if options:
+        sec.children.append(options)
+    sec.data = {"arms": list(stats)}
+    return sec
+
+
+SECTIONS = (wippen_section,)
