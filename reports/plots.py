@@ -127,6 +127,29 @@ def interval_bars(frame: pl.DataFrame, x: str, y: str, lo: str, hi: str, *, hue:
 
 
 @_drawn
+def stacked_bars(labels: list[str], segments: list[tuple[str, list[float]]], *, ylabel: str = "",
+                 title: str = "", alt: str = "stacked bars") -> ReportFigure:
+    """One bar per label, stacked from `segments` ((name, one height per label), bottom first)."""
+    legend_w = _label_width([name for name, _ in segments], 8) + 0.5
+    bottom_in = 0.45 + 0.04 * max(len(x) for x in labels)  # labels slanted at 30 degrees
+    fig, axes = _new(max(5.0, 1.6 + legend_w + 0.55 * len(labels)), 3.0 + bottom_in,
+                     left=0.8, bottom=bottom_in, right=legend_w)
+    ax = axes[0, 0]
+    base = np.zeros(len(labels))
+    for k, (name, heights) in enumerate(segments):
+        heights = np.asarray(heights, dtype=float)
+        ax.bar(range(len(labels)), heights, bottom=base, width=0.7, label=name,
+               color=COLORS[k % len(COLORS)])
+        base += heights
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.grid(axis="y", alpha=0.3)
+    return _png(fig, title, f"{title}: {alt}")
+
+
+@_drawn
 def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel: str | None = None,
            lo2: str | None = None, hi2: str | None = None, ref: float | str | None = 0.0,
            xlabel: str = "", title: str = "", percent: str | None = None,

@@ -155,26 +155,11 @@ def position_label(p: int, players: int) -> str:
 
 # -- figures -------------------------------------------------------------------------------------------
 def stacked_sources(rows: list[dict], title: str) -> Figure:
-    """Stacked bars: one bar per (arm, policy), one segment per point source (plots' canvas and
-    colours; plots has no stacked bars of its own)."""
-    labels = [r["label"] for r in rows]
-    legend_w = 1.4
-    bottom = 0.45 + 0.04 * max(len(x) for x in labels)  # labels slanted at 30 degrees
-    fig, axes = plots._new(max(5.0, 1.6 + legend_w + 0.55 * len(rows)), 3.0 + bottom,
-                           left=0.8, bottom=bottom, right=legend_w)
-    ax = axes[0, 0]
-    bottom = [0.0] * len(rows)
-    for k, (column, name) in enumerate(SOURCES):
-        heights = [r[column] for r in rows]
-        ax.bar(range(len(rows)), heights, bottom=bottom, width=0.7, label=name,
-               color=plots.COLORS[k % len(plots.COLORS)])
-        bottom = [b + h for b, h in zip(bottom, heights)]
-    ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("points per seat and game")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    ax.grid(axis="y", alpha=0.3)
-    return plots._png(fig, title, f"{title}: stacked bars of mean points by source")
+    """Stacked bars: one bar per (arm, policy), one segment per point source."""
+    return plots.stacked_bars([r["label"] for r in rows],
+                              [(name, [r[column] for r in rows]) for column, name in SOURCES],
+                              ylabel="points per seat and game", title=title,
+                              alt="stacked bars of mean points by source")
 
 
 # -- sections --------------------------------------------------------------------------------------------
