@@ -3,8 +3,8 @@
 Regenerate after an intended change of the kernel or the renderer with
     KAARTLAB_REGEN_GOLDEN=1 .venv/bin/python -m pytest tests/test_knutten_golden.py
 and read the new logs before committing them: each was checked move by move by a person.
-The cases were picked to show John (played, bites, discarded), ? cards, heavy weather, WIND and a
-reshuffle of the swarm, in games the known kernel bugs do not touch (see test_knutten_games.py).
+The cases were picked to show John (played, bites, discarded), ? cards, heavy weather, WIND, a
+reshuffle of the swarm and (rule stuck_empty_pile = wait) a stuck seat waiting.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ CASES = {
     "knutten_3p_random_heavy": (3, {"heavy_weather": True}, "random", 2),
     "knutten_2p_trap": (2, {}, "trap", 1),
     "knutten_4p_mixed": (4, {}, "cautious,random,trap,random", 0),
+    "knutten_3p_cautious_wait": (3, {"stuck_empty_pile": 1}, "cautious", 124),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kernels.knutten.table_nb import table_cards
 from sim.errors import SpecError
 from sim.games import knutten as kn
 from sim.spec import ArmSpec, StudySpec
@@ -48,11 +49,13 @@ def test_a_custom_deck_reaches_the_kernel(tmp_path):
     arm = ArmSpec.make("knutten", 3, {}, "random", deck=write(tmp_path, VALID))
     assert arm.deck == kn.load_deck(tmp_path / "deck.toml")
     cards, designs = kn.deck_arrays(arm)
-    assert len(cards) == 13 + 1  # John is added by the john_knut rule
-    assert designs[-1][0] == kn.JOHN and designs[-1][3] == 1
-    assert [tuple(d) for d in designs[:-1]] == list(arm.deck)
+    assert len(cards) == 13  # the plain deck: the kernel adds John when the john_knut rule is on
+    assert [tuple(d) for d in designs] == list(arm.deck)
+    table = table_cards(cards, designs, True)
+    assert len(table) == 14 and tuple(table[-1]) == (kn.JOHN, 0, 0, len(designs))
     off = ArmSpec.make("knutten", 3, {"john_knut": False}, "random", deck=arm.deck)
     assert len(kn.deck_arrays(off)[0]) == 13
+    assert kn.play_batch(off, 3, 0, 5).column("john_in_deck").to_pylist() == [False] * 5
     table = kn.play_batch(arm, 3, 0, 50, checked=True)
     assert len(table) == 50
     assert "custom deck" in arm.describe()
@@ -62,14 +65,14 @@ def test_the_default_deck_is_the_ruling():
     """RULINGS: 8 designs x 4 ((1|6), (2|7), (3|8), (4|9), (5|10), (6|11), (1|11), (2|9)),
     5 x -10, 4 x ?, John as the 42nd card."""
     arm = ArmSpec.make("knutten", 4)
-    cards, designs = kn.deck_arrays(arm)
+    cards, designs = table_cards(*kn.deck_arrays(arm), True), kn.deck_arrays(arm)[1]
     assert len(cards) == 42
     numbers = [(int(a), int(b)) for kind, a, b, copies in designs if kind == kn.VALUE and a >= 0]
     assert numbers == [(1, 6), (2, 7), (3, 8), (4, 9), (5, 10), (6, 11), (1, 11), (2, 9)]
     assert sum(int(d[3]) for d in designs if d[0] == kn.VALUE and d[1] >= 0) == 32
     assert sum(int(d[3]) for d in designs if d[0] == kn.VALUE and d[1] == -10) == 5
     assert sum(int(d[3]) for d in designs if d[0] == kn.COPY) == 4
-    assert [tuple(int(x) for x in c) for c in cards[-1:]] == [(kn.JOHN, 0, 0, len(designs) - 1)]
+    assert [tuple(int(x) for x in c) for c in cards[-1:]] == [(kn.JOHN, 0, 0, len(designs))]
     # the setup's 'Schud alle 42 kaarten': 32 number cards + 9 special cards + 1 expansion
     assert len(kn.deck_arrays(ArmSpec.make("knutten", 4, {"john_knut": False}))[0]) == 41
 
@@ -149,7 +152,7 @@ def test_a_deck_within_the_design_limit_plays():
 def test_defaults_of_every_rule():
     arm = ArmSpec.make("knutten", 4)
     assert arm.rule_values == {"threshold": 31, "hand_limit": 3, "bites_to_end": 3, "john_knut": 1,
-                               "heavy_weather": 0, "heavy_bites_to_end": 11}
+                               "heavy_weather": 0, "heavy_bites_to_end": 11, "stuck_empty_pile": 0}
     assert arm.policies == ("cautious",) * 4
     assert arm.deck is None
 

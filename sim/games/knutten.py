@@ -24,7 +24,7 @@ DEFAULT_DECK = (
 GAME = Game(
     name="knutten",
     title="Knutten",
-    version=1,
+    version=2,
     seed_file="003_6ca32ad491a8b230.txt",
     min_players=2,
     max_players=8,
@@ -44,6 +44,11 @@ GAME = Game(
                   "seed: 'Variant: Zwaar knut weer!'; RULINGS param heavy_weather", boolean=True),
         RuleParam("heavy_bites_to_end", 11, 1, 200, "bites that end a heavy-weather game",
                   "seed: 'Als een speler 11 of meer beten heeft stopt het spel'; RULINGS (param)"),
+        RuleParam("stuck_empty_pile", 0, 0, 1, "a player who cannot play while the draw pile is "
+                  "empty: 0 = bite (shows the hand, puts it under the pile, takes a bite), 1 = wait "
+                  "(is skipped until nobody can play; then the swarm becomes the new pile)",
+                  "seed: 'wordt er doorgespeeld totdat alle spelers geen kaarten meer hebben of geen "
+                  "kaarten meer kunnen spelen'; RULINGS (param), default the bite"),
     ),
     policies=(
         PolicyInfo("cautious", 1, "keeps the swarm as low as it can; spends ?, -10 and a John "
@@ -70,12 +75,6 @@ GAME = Game(
     ),
 )
 SCORE = {"score": "bites", "higher_score_wins": False}
-
-_OUT_DTYPES = {"swarm_bites": np.int16, "wind_calls": np.int16, "cannot_play": np.int16,
-               "reshuffles": np.int16, "john_in_deck": np.bool_, "john_drawn_by": np.int8,
-               "john_draws": np.int16, "john_played_by": np.int8, "john_played_turn": np.int32,
-               "john_target": np.int8, "john_bites": np.int16, "john_plays": np.int16,
-               "john_discards": np.int16, "john_discarded_turn": np.int32}
 
 
 # ---------------------------------------------------------------------------------------- deck
@@ -137,11 +136,10 @@ def deck_rows(arm) -> tuple:
 
 
 def deck_arrays(arm) -> tuple[np.ndarray, np.ndarray]:
-    """(cards, designs) for the kernel: one row per card (kind, a, b, design) and per design
-    (kind, a, b, copies). John, when in play, is the last design and the last card."""
+    """(cards, designs), the kernel's data: one row per card (kind, a, b, design) and per design
+    (kind, a, b, copies) of the plain deck. John is not among them: the kernel adds him (last
+    design, last card) when the john_knut rule is on."""
     designs = list(deck_rows(arm))
-    if arm.rule_values["john_knut"]:
-        designs.append((JOHN, 0, 0, 1))
     cards = [(kind, a, b, d) for d, (kind, a, b, copies) in enumerate(designs) for _ in range(copies)]
     return np.array(cards, dtype=np.int64), np.array(designs, dtype=np.int64)
 
@@ -161,42 +159,33 @@ def check_arm(arm) -> None:
 # ------------------------------------------------------------------------------------- running
 
 def _run(arm, seed: int, start: int, count: int, checked: bool, trace: bool = False):
-    from kernels.knutten.enums import O_N, RULE_ORDER
+    """The kernel's output records (OUT_DTYPE) for games start..start+count-1, and the first
+    game's trace events when `trace` (else None). Interim glue: every seat's parameters are the
+    defaults (start = most_bites) until seats carry their own."""
+    from kernels.knutten import enums as e
     from kernels.knutten.play_nb import play_games_nb
-    from kernels.knutten.table_nb import new_table
+    from kernels.status import MESSAGES
 
-    cards, designs = deck_arrays(arm)
-    table = new_table(cards, designs, rule_array(arm, RULE_ORDER), policy_ids(arm), trace)
-    out = np.zeros((O_N, count), dtype=np.int64)  # one row per record field
-    score = np.zeros((count, arm.players), dtype=np.int64)
-    status, failed, n_events = play_games_nb(np.int64(seed), np.int64(start), np.int64(count),
-                                             table, checked, out, score)
-    raise_on_error(status, failed, _ERRORS, arm)
-    return out, score, table[0]["events"][:n_events], cards
-
-
-_ERRORS = {1: "a policy chose an illegal move", 2: "a card was lost or duplicated",
-           3: "the game did not end within the turn limit"}
+    players = arm.players
+    out = np.zeros(count, e.OUT_DTYPE)
+    events = np.zeros((e.TRACE_CAP, e.TRACE_WIDTH), np.int32) if trace else None
+    status, failed, rows = play_games_nb(
+        np.int64(seed), np.int64(start), np.int64(count), rule_array(arm, e.RULE_I_ORDER),
+        np.zeros(0), policy_ids(arm), np.zeros((players, len(e.SEAT_I_ORDER)), np.int64),
+        np.zeros((players, 0)), deck_arrays(arm), out, events, bool(checked))
+    raise_on_error(status, failed, MESSAGES, arm)
+    return out, (events[:rows] if trace else None)
 
 
 def play_batch(arm, seed: int, start: int, count: int, checked: bool = False):
-    from kernels.knutten import enums as e
-
-    out, score, _, _ = _run(arm, seed, start, count, checked)
-    extra = {}
-    for column in GAME.columns:
-        code = getattr(e, "O_" + _OUT_NAMES.get(column.name, column.name).upper())
-        extra[column.name] = out[code].astype(_OUT_DTYPES[column.name])
-    return build_table(arm, start, out[e.O_WINNER_MASK], out[e.O_TURNS], out[e.O_ROUNDS],
-                       score, extra)
-
-
-# Column names whose record index is spelled differently in the enums.
-_OUT_NAMES = {"wind_calls": "wind", "cannot_play": "cannot"}
+    out, _ = _run(arm, seed, start, count, checked)
+    extra = {column.name: out[column.name] for column in GAME.columns}
+    return build_table(arm, start, out["winner_mask"], out["turns"], out["rounds"],
+                       out["score"][:, :arm.players], extra)
 
 
 def trace_game(arm, seed: int, index: int) -> str:
     from sim.games.knutten_trace import render
 
-    _, score, events, cards = _run(arm, seed, index, 1, True, trace=True)
-    return render(arm, seed, index, events, cards, score[0])
+    out, events = _run(arm, seed, index, 1, True, trace=True)
+    return render(arm, seed, index, events, *deck_arrays(arm), out[0]["score"][:arm.players])
