@@ -623,6 +623,21 @@ def test_new_pile_order_depends_on_seed_game_and_round_only_and_john_does_not_di
     assert [c for c in order(True, 1) if c != JOHN] == order(False, 1)
 
 
+def test_the_tables_streams_are_rng_nbs_streams():
+    """The table derives its streams from the game's stream once per game: they are rng_nb's
+    seat_stream_nb, deal_stream_nb and extra_stream_nb (John's place) all the same."""
+    from kernels.rng_nb import deal_stream_nb, extra_stream_nb, next_word_nb, seat_stream_nb, uniform_nb
+
+    tb = Table(4)
+    for seed, game, rnd in ((77, 5, 3), (0, 0, 0), (2**40 + 3, 123456, 17)):
+        seed_game_nb(tb.t, seed, game)
+        assert list(tb.t["seat_rng"][:4]) == [seat_stream_nb(seed, game, p) for p in range(4)]
+        new_pile_nb(tb.t, rnd)
+        assert tb.t["deal_rng"][0] == deal_stream_nb(seed, game, rnd)
+        place = uniform_nb(next_word_nb(np.uint64(extra_stream_nb(seed, game, rnd)))[1], 42)
+        assert tb.pile_draw_order().index(JOHN) == place
+
+
 def test_john_takes_a_uniform_place_in_a_new_pile():
     """John's place among the draws of a new pile: uniform over the 42 places (a binomial check of
     'among the first 12', and every place is seen)."""

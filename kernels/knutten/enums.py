@@ -24,7 +24,7 @@ RULE_I_ORDER = ("threshold", "hand_limit", "bites_to_end", "john_knut", "heavy_w
 RULE_F_ORDER = ()
 
 # Rule stuck_empty_pile: what a seat that cannot play does while the draw pile is empty.
-STUCK_BITE, STUCK_WAIT = 0, 1  # bite: the cannot-play rule as ever; wait: skipped until nobody can play
+STUCK_BITE, STUCK_WAIT = 0, 1  # bite: the cannot-play rule; wait: skipped until nobody can play
 STUCK_CHOICES = ("bite", "wait")
 
 # Policies (ids are stable: they are stored with studies).
@@ -57,13 +57,11 @@ A_DISCARD = -1
 NO_SEAT = -1
 NO_OPTION = -1
 
-# Scalars of the table, in `st`. S_DRAWN counts the draws from the pile's unordered set since it
-# was made; S_JOHN_AT is the draw number at which John, waiting in a fresh pile, comes off it
-# (NO_DRAW when John is not waiting there).
+# Scalars of the table, in `st`. S_JOHN_WAITS is 1 while John waits in a new pile, to come off
+# it when the pile's set holds S_JOHN_AT cards (0 when he does not wait: the set is then drawn
+# while it holds more than S_JOHN_AT, one test either way).
 (S_SWARM, S_PENDING, S_PILE_N, S_UNDER_HEAD, S_UNDER_N, S_SWARM_N, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT,
- S_TRACE_N, S_PLAYERS, S_CARDS, S_DESIGNS, S_RANKED, S_DRAWN, S_JOHN_AT, S_SEED, S_GAME,
- S_N) = range(19)
-NO_DRAW = -1
+ S_TRACE_N, S_PLAYERS, S_CARDS, S_DESIGNS, S_RANKED, S_JOHN_AT, S_JOHN_WAITS, S_N) = range(17)
 
 # Capacities of the table record (the deck and rule bounds in sim/games/knutten.py respect them).
 MAX_PLAYERS = 8

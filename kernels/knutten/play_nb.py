@@ -32,8 +32,8 @@ from kernels.knutten.rules_nb import (
 from kernels.knutten.table_nb import (
     TABLE_DTYPE, TRACE_TABLE_DTYPE, as_records, cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb,
     has_three_alike_nb, hand_under_pile_nb, log_nb, new_pile_nb, next_seat_nb, pile_size_nb,
-    refill_all_nb, seed_game_nb, set_deck_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb,
-    wind_caller_nb,
+    refill_all_nb, salt_streams_nb, seed_game_nb, set_deck_nb, swarm_to_pile_nb,
+    take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, OK, TOO_LONG, TRACE_FULL
 
@@ -268,9 +268,8 @@ def write_out_nb(t, o):
     o.winner_mask = rec[O_WINNER_MASK]
     o.turns = rec[O_TURNS]
     o.rounds = rec[O_ROUNDS]
-    n = t.st[S_PLAYERS]
-    for p in range(MAX_PLAYERS):
-        o.score[p] = t.bites[p] if p < n else 0
+    for p in range(t.st[S_PLAYERS]):  # seats beyond the players are left as they are (0)
+        o.score[p] = t.bites[p]
     o.swarm_bites = rec[O_SWARM_BITES]
     o.wind_calls = rec[O_WIND]
     o.cannot_play = rec[O_CANNOT]
@@ -330,6 +329,7 @@ def build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i):
     t.st[S_PLAYERS] = n
     for c in range(CLASS_KEYS.shape[0]):
         t.class_rank[c] = CLASS_KEYS[c]
+    salt_streams_nb(t)
 
 
 @njit

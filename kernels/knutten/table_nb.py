@@ -22,16 +22,19 @@ from numba.extending import overload
 
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    C_A, C_B, C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS,
-    MAX_DESIGNS, MAX_HAND, MAX_PLAYERS, N_OPTION_CLASSES, NO_DRAW, NO_SEAT, O_JOHN_DRAWN_BY,
-    O_JOHN_DRAWS, O_N, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE, R_HAND_LIMIT, S_CARDS, S_DESIGNS,
-    S_DISCARD_N, S_DRAWN, S_GAME, S_JOHN_AT, S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_N,
-    S_PLAYERS, S_SEED, S_SWARM, S_SWARM_N, S_TRACE_N, S_UNDER_HEAD, S_UNDER_N, TRACE_CAP,
-    TRACE_WIDTH,
+    C_A, C_B, C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS, MAX_DESIGNS,
+    MAX_HAND, MAX_PLAYERS, NO_SEAT, N_OPTION_CLASSES, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE,
+    O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N, S_JOHN_AT,
+    S_JOHN_CARD, S_JOHN_SEAT, S_JOHN_WAITS, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM,
+    S_SWARM_N, S_TRACE_N, S_UNDER_HEAD, S_UNDER_N, TRACE_CAP, TRACE_WIDTH,
 )
 from kernels.rng_nb import (
-    deal_stream_nb, extra_stream_nb, next_word_nb, randint_nb, seat_stream_nb, uniform_nb,
+    DEAL, EXTRA, SEAT, game_stream_nb, mix64_nb, next_word_nb, randint_nb, uniform_nb,
 )
+
+
+# Rounds whose deal-stream salt the table keeps (later rounds, rare, compute it).
+SALTED_ROUNDS = 64
 
 
 def _table_dtype(event_rows):
@@ -61,6 +64,9 @@ def _table_dtype(event_rows):
         ("opt_class", np.int64, 2 * MAX_HAND + 1),  # OC_* of each option
         ("class_rank", np.int64, N_OPTION_CLASSES),  # policies_nb.CLASS_KEYS: see legal_actions_nb
         ("cand", np.int64, MAX_PLAYERS),
+        ("game_rng", np.uint64, 1),            # the game's stream: substreams derive from it
+        ("seat_salt", np.uint64, MAX_PLAYERS),       # see salt_nb
+        ("deal_salt", np.uint64, SALTED_ROUNDS),
         ("deal_rng", np.uint64, 1),            # the pile's draws (this round's deal stream)
         ("seat_rng", np.uint64, MAX_PLAYERS),  # each seat's random choices
         ("rec", np.int64, O_N),
@@ -172,20 +178,43 @@ def log_nb(t, code, a, b, c, d, e):
 
 
 @njit
+def salt_nb(purpose, k):
+    """What rng_nb.substream_nb mixes into the game's stream for substream k of `purpose`: it
+    depends on neither seed nor game, so the table keeps the seats' and early rounds' salts."""
+    return purpose ^ mix64_nb(np.uint64(k) + purpose)
+
+
+@njit
+def salt_streams_nb(t):
+    """Fill the table's salts (once, when it is built)."""
+    for p in range(MAX_PLAYERS):
+        t.seat_salt[p] = salt_nb(SEAT, p)
+    for r in range(SALTED_ROUNDS):
+        t.deal_salt[r] = salt_nb(DEAL, r)
+
+
+@njit
+def substream_nb(t, salt):
+    """rng_nb's substream with salt `salt` (salt_nb) of the table's game, from the game's stream
+    computed once per game: rng_nb.substream_nb recomputes that and the salt on every call, a
+    few percent of a random game's time over its seats and rounds. Tested equal to rng_nb's
+    seat_stream_nb, deal_stream_nb and extra_stream_nb."""
+    return mix64_nb(t.game_rng[0] ^ salt)
+
+
+@njit
 def seed_game_nb(t, seed, game):
-    """Game `game` of a study with `seed`: remember both (new_pile_nb derives each round's deal
-    from them) and start every seat's stream of choices."""
-    st = t.st
-    st[S_SEED] = seed
-    st[S_GAME] = game
-    for p in range(st[S_PLAYERS]):
-        t.seat_rng[p] = seat_stream_nb(seed, game, p)
+    """Game `game` of a study with `seed`: its stream (new_pile_nb derives each round's deal from
+    it) and every seat's stream of choices (rng_nb.seat_stream_nb)."""
+    t.game_rng[0] = game_stream_nb(seed, game)
+    for p in range(t.st[S_PLAYERS]):
+        t.seat_rng[p] = substream_nb(t, t.seat_salt[p])
 
 
 @njit
 def seat_randint_nb(t, p, n):
     """Uniform integer in [0, n) from seat p's own stream."""
-    t.seat_rng[p], u = next_word_nb(t.seat_rng[p])
+    t.seat_rng[ix(p)], u = next_word_nb(t.seat_rng[ix(p)])
     return uniform_nb(u, n)
 
 
@@ -201,12 +230,16 @@ def new_pile_nb(t, rnd):
     for c in range(n_plain):
         pile[c] = c
     st[S_PILE_N] = n_plain
-    st[S_DRAWN] = 0
-    t.deal_rng[0] = deal_stream_nb(st[S_SEED], st[S_GAME], rnd)
-    st[S_JOHN_AT] = NO_DRAW
+    salt = t.deal_salt[rnd] if rnd < SALTED_ROUNDS else salt_nb(DEAL, rnd)
+    t.deal_rng[0] = substream_nb(t, salt)  # rng_nb.deal_stream_nb(seed, game, rnd)
+    st[S_JOHN_AT] = 0
+    st[S_JOHN_WAITS] = 0
     if john != NO_SEAT and st[S_JOHN_SEAT] == NO_SEAT:
-        _, u = next_word_nb(extra_stream_nb(st[S_SEED], st[S_GAME], rnd))
-        st[S_JOHN_AT] = uniform_nb(u, n_plain + 1)
+        # rng_nb.extra_stream_nb(seed, game, rnd) picks the draw j (0..n_plain) that is John's:
+        # he comes off when the set still holds n_plain - j cards
+        _, u = next_word_nb(substream_nb(t, salt_nb(EXTRA, rnd)))
+        st[S_JOHN_AT] = n_plain - uniform_nb(u, n_plain + 1)
+        st[S_JOHN_WAITS] = 1
     st[S_UNDER_N] = 0
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
@@ -225,7 +258,6 @@ def swarm_to_pile_nb(t):
     new pile, drawn on with the round's deal stream (where it stands now depends on the play). The
     swarm total is kept."""
     st = t.st
-    st[S_DRAWN] = 0
     n = 0
     for i in range(st[S_SWARM_N]):
         t.pile[n] = t.swarm[i]
@@ -247,17 +279,15 @@ def draw_nb(t, p, event):
     then holds (3: three alike), or 0 when the pile is empty."""
     st = t.st
     n = st[S_PILE_N]
-    drawn = st[S_DRAWN]
-    if drawn == st[S_JOHN_AT]:  # John's place in a new pile (never when he is not waiting there)
-        card = np.uint16(st[S_JOHN_CARD])
-        st[S_JOHN_AT] = NO_DRAW
-        st[S_DRAWN] = drawn + 1
-    elif n > 0:
+    if n > st[S_JOHN_AT]:  # the set, before John's place if he waits in it (S_JOHN_AT 0 if not)
         i = randint_nb(t.deal_rng, n)
         card = t.pile[i]
         t.pile[i] = t.pile[n - 1]
         st[S_PILE_N] = n - 1
-        st[S_DRAWN] = drawn + 1
+    elif st[S_JOHN_WAITS]:  # John's place in a new pile
+        card = np.uint16(st[S_JOHN_CARD])
+        st[S_JOHN_WAITS] = 0
+        st[S_JOHN_AT] = 0
     elif st[S_UNDER_N] > 0:
         head = st[S_UNDER_HEAD]
         card = t.under[head]
@@ -351,7 +381,7 @@ def hand_under_pile_nb(t, p):
 def pile_size_nb(t):
     """Cards left to draw: the set, the queue under it and John waiting in a new pile."""
     st = t.st
-    return st[S_PILE_N] + st[S_UNDER_N] + (1 if st[S_JOHN_AT] != NO_DRAW else 0)
+    return st[S_PILE_N] + st[S_UNDER_N] + st[S_JOHN_WAITS]
 
 
 @njit
@@ -389,7 +419,7 @@ def cards_conserved_nb(t):
                 return False
     for i in range(st[S_PILE_N]):
         seen[t.pile[i]] += 1
-    if st[S_JOHN_AT] != NO_DRAW:
+    if st[S_JOHN_WAITS]:
         seen[st[S_JOHN_CARD]] += 1
     for i in range(st[S_UNDER_N]):
         seen[t.under[(st[S_UNDER_HEAD] + i) % MAX_CARDS]] += 1
