@@ -2,6 +2,7 @@
 work, not a figure).
 
     python -m benchmarks.ab_kernel REF [--policies random,cautious] [--runs 3] [--pairs 41]
+                                       [--no-same-games-check]
 
 This machine's speed moves by up to 2x within minutes, so two runs of `kaartlab bench` cannot
 tell a 5 % change. Here `kernels/` at REF is copied under another package name and both versions
@@ -9,8 +10,11 @@ play the same games in one process, alternating batches of ~20 ms; each pair giv
 the median of the ratios is the figure (repeat it: one run still moves by ~5 %). First, both
 versions play a set of checked arms (2-7 seats, every policy, John on and off, heavy weather)
 and their records must be identical: a speed-up must never hide a change of behaviour
-(`--no-check` skips this; a difference exits 1). Both versions are compiled afresh (allow a
-minute).
+(`--no-check` skips this; a difference exits 1). When a change means to play other games (new
+random streams, say), `--no-same-games-check` checks instead that the mean turns per game of
+every checked arm agree within 4 standard errors. Both versions are compiled afresh (allow a
+minute). Either version may have the one-shape driver (play_games_nb(seed, first, count, rule_i,
+rule_f, seat_policy, seat_i, seat_f, data, out, trace, checked)) or the older table-record one.
 """
 from __future__ import annotations
 
@@ -57,6 +61,11 @@ def snapshot(ref: str, into: Path) -> None:
         path.write_text(rewrite_imports(path.read_text()))
 
 
+def one_shape(package: str) -> bool:
+    """Whether that version's driver has the one-shape signature (its enums name RULE_I_ORDER)."""
+    return hasattr(importlib.import_module(f"{package}.knutten.enums"), "RULE_I_ORDER")
+
+
 def records_by_column(package: str) -> bool:
     """Whether that version's kernel writes out[field, game] (since the column-major change) or
     out[game, field]: passing the wrong shape would write out of bounds."""
@@ -65,14 +74,33 @@ def records_by_column(package: str) -> bool:
 
 
 def player(package: str, arm):
-    """A function (start, count, checked) -> (records as [field, game], bites) for one version."""
+    """A function (start, count, checked) -> (records, bites) for one version: records as
+    [field, game] (older drivers) or an OUT_DTYPE array (one-shape drivers)."""
     from sim.games._batch import policy_ids, rule_array
     from sim.games.knutten import deck_arrays
 
     enums = importlib.import_module(f"{package}.knutten.enums")
+    play_nb = importlib.import_module(f"{package}.knutten.play_nb")
+    play_games_nb = play_nb.play_games_nb
+    cards, designs = deck_arrays(arm)  # the plain deck
+    if one_shape(package):
+        n = arm.players
+        args = (rule_array(arm, enums.RULE_I_ORDER), np.zeros(0), policy_ids(arm),
+                np.zeros((n, len(enums.SEAT_I_ORDER)), np.int64), np.zeros((n, 0)), (cards, designs))
+
+        def play(start: int, count: int, checked: bool = False):
+            out = np.zeros(count, enums.OUT_DTYPE)
+            status, failed, _ = play_games_nb(np.int64(7), np.int64(start), np.int64(count), *args,
+                                              out, None, checked)
+            if status != 0:
+                raise SystemExit(f"{package}: kernel status {status} at game {failed}")
+            return out, out["score"][:, :n]
+        return play
+
+    if arm.rule_values["john_knut"]:  # older drivers take John in the deck arrays
+        designs = np.vstack([designs, [[enums.K_JOHN, 0, 0, 1]]])
+        cards = np.vstack([cards, [[enums.K_JOHN, 0, 0, len(designs) - 1]]])
     table_nb = importlib.import_module(f"{package}.knutten.table_nb")
-    play_games_nb = importlib.import_module(f"{package}.knutten.play_nb").play_games_nb
-    cards, designs = deck_arrays(arm)
     table = table_nb.new_table(cards, designs, rule_array(arm, enums.RULE_ORDER), policy_ids(arm))
     by_column = records_by_column(package)
 
@@ -86,6 +114,12 @@ def player(package: str, arm):
             raise SystemExit(f"{package}: kernel status {status} at game {failed}")
         return (out if by_column else out.T), score
     return play
+
+
+def turns_of(package: str, records) -> np.ndarray:
+    if one_shape(package):
+        return records["turns"]
+    return records[importlib.import_module(f"{package}.knutten.enums").O_TURNS]
 
 
 def digest(records: np.ndarray, score: np.ndarray) -> str:
@@ -106,6 +140,28 @@ def same_games(games: int) -> bool:
             print(f"  DIFFERENT: {players} seats, {policies}, {rules or 'default rules'}: {hashes}")
     print(f"same games in all {len(CHECK_ARMS)} checked arms" if same else "the games differ")
     return same
+
+
+def same_mean_turns(games: int, limit: float = 4.0) -> bool:
+    """The check for versions that play other games: in every checked arm the mean turns per game
+    of the two versions agree within `limit` standard errors of their difference."""
+    from sim.spec import ArmSpec
+
+    agree = True
+    for players, policies, rules in CHECK_ARMS:
+        arm = ArmSpec.make("knutten", players, rules, policies, name="check")
+        count = games // 3 if "trap" in policies else games
+        turns = {package: turns_of(package, player(package, arm)(0, count, True)[0]).astype(float)
+                 for package in ("kernels", REF_PACKAGE)}
+        a, b = turns["kernels"], turns[REF_PACKAGE]
+        z = (a.mean() - b.mean()) / np.sqrt(a.var() / len(a) + b.var() / len(b))
+        if abs(z) > limit:
+            agree = False
+        print(f"  {players} seats, {policies}, {rules or 'default rules'}: mean turns this "
+              f"{a.mean():.2f}, ref {b.mean():.2f} (z {z:+.1f})")
+    print(f"mean turns agree in all {len(CHECK_ARMS)} checked arms" if agree
+          else "the mean turns differ")
+    return agree
 
 
 def median_ratio(new_seconds: list[float], ref_seconds: list[float]) -> float:
@@ -145,14 +201,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-games", type=int, default=3000,
                         help="games per checked arm (default 3,000; trap a third)")
     parser.add_argument("--no-check", action="store_true", help="skip the same-games check")
+    parser.add_argument("--no-same-games-check", action="store_true",
+                        help="the versions play other games: check that mean turns agree instead")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory(prefix="kaartlab-ab-") as tmp:
         snapshot(args.ref, Path(tmp))
         sys.path.insert(0, tmp)
         print(f"this checkout against {args.ref} (kernels/ only; sim/ is this checkout's)")
-        if not args.no_check and not same_games(args.check_games):
-            return 1
+        if not args.no_check:
+            check = same_mean_turns if args.no_same_games_check else same_games
+            if not check(args.check_games):
+                return 1
         for policy in args.policies.split(","):
             for _ in range(args.runs):
                 race(policy, args.pairs)

@@ -56,10 +56,8 @@ def child(game: str, policy: str, games: int, out: str) -> None:
         raise SystemExit(f"count_kernel: no mapping holds the kernel's entry point {start:#x}")
     played = run(arm, games)
     turns = None
-    if game == "knutten":
-        from kernels.knutten.enums import O_TURNS
-
-        turns = int(np.sum(warm[0][O_TURNS]) + np.sum(played[0][O_TURNS]))
+    if game == "knutten":  # _run returns the OUT_DTYPE records first
+        turns = int(np.sum(warm[0]["turns"]) + np.sum(played[0]["turns"]))
     Path(out).write_text(json.dumps({"start": lo, "code": ctypes.string_at(lo, hi - lo).hex(),
                                      "games": games + 1, "turns": turns}))
 

@@ -116,10 +116,15 @@ class GameRunner:
         out, _ = self.run_kernel(arm, seed, first, count, checked)
         return build_table(self.game, arm, first, out, self.list_lengths(arm))
 
-    def trace_game(self, arm, seed: int, index: int) -> str:
+    def traced(self, arm, seed: int, index: int):
+        """(output record, trace rows) of game `index`, played in checked mode."""
         trace = np.zeros((self.trace_rows, self.enums().TRACE_WIDTH), dtype=np.int32)
         out, rows = self.run_kernel(arm, seed, index, 1, checked=True, trace=trace)
-        return self.render_trace(arm, seed, index, trace[:rows], out[0])
+        return out[0], trace[:rows]
+
+    def trace_game(self, arm, seed: int, index: int) -> str:
+        record, rows = self.traced(arm, seed, index)
+        return self.render_trace(arm, seed, index, rows, record)
 
     def bench_call(self, arm, seed: int = 1) -> Callable[[int], object]:
         """The benchmark entry point: plays `count` games through the kernel alone (no Arrow, no

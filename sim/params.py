@@ -68,8 +68,10 @@ class Param:
             if isinstance(value, str) and value.strip() in self.options:
                 return value.strip()
             raise SpecError(f"{label}: expected one of {', '.join(self.options)}")
+        expected = (f"expected {'a whole number' if self.kind == 'int' else 'a number'} in "
+                    f"{self.show(self.lo)}..{self.show(self.hi)}")
         if isinstance(value, bool):
-            raise SpecError(f"{label}: expected {self.type_text()}")
+            raise SpecError(f"{label}: {expected}")
         if self.kind == "int":
             number = value if isinstance(value, int) else _parse_number(str(value), int)
         else:
@@ -77,9 +79,10 @@ class Param:
             if number is not None and not math.isfinite(number):
                 number = None
         if number is None:
-            raise SpecError(f"{label}: expected {self.type_text()}")
+            raise SpecError(f"{label}: {expected}")
         if not self.lo <= number <= self.hi:
-            raise SpecError(f"{what}{self.name}={number}: out of range {self.lo}..{self.hi}")
+            raise SpecError(f"{what}{self.name}={self.show(number)}: out of range "
+                            f"{self.show(self.lo)}..{self.show(self.hi)}")
         return number
 
     def kernel_value(self, value) -> int | float:
@@ -100,8 +103,7 @@ class Param:
             return "true/false"
         if self.kind == "choice":
             return "|".join(self.options)
-        return f"{self.kind} {self.show(self.lo) if self.kind == 'float' else self.lo}.." \
-               f"{self.show(self.hi) if self.kind == 'float' else self.hi}"
+        return f"{self.kind} {self.show(self.lo)}..{self.show(self.hi)}"
 
     @property
     def in_float_array(self) -> bool:

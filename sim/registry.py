@@ -34,14 +34,16 @@ class Policy:
 
 @dataclass(frozen=True)
 class DataInput:
-    """A named file a game reads (Knutten's deck, a category list). `parse(text, where)` validates
-    the file's text into a canonical value (tuples, numbers, strings) or raises SpecError naming
-    the problem; `default` is used when no file is given."""
+    """A named file a game reads (Knutten's deck, a category list). `parse(text)` validates the
+    file's text into a canonical value (tuples, numbers, strings) or raises SpecError naming the
+    problem; `default` is used when no file is given; `dump(value)` writes a value as such a file
+    (so a value made in Python can be given too, and kept in the dataset like a file)."""
 
     name: str
     help: str
     parse: Callable[[str], Any]
     default: Any
+    dump: Callable[[Any], str] | None = None
     suffix: str = ".toml"
     example: str = ""  # a file in the repository showing the format
 

@@ -159,7 +159,11 @@ def load_data(info: Game, name: str, source, read=None) -> DataValue:
     if isinstance(source, DataValue):
         return source
     if not isinstance(source, (str, Path)):
-        raise SpecError(f"data {name}={source!r}: expected a file path")
+        if item.dump is None:
+            raise SpecError(f"data {name}={source!r}: expected a file path")
+        text = item.dump(source)
+        return DataValue(name, hashlib.sha256(text.encode()).hexdigest(), text, item.parse(text),
+                         item.suffix)
     try:
         raw = read(str(source)) if read else Path(source).read_bytes()
     except FileNotFoundError:
@@ -264,7 +268,7 @@ class ArmSpec:
         changed = ", ".join(f"{k}={info.rule(k).show(v)}" for k, v in self.non_default_rules().items())
         return (f"{self.game}, {self.players} players, policies {','.join(self.labels)}"
                 + (f", rules {changed}" if changed else ", default rules")
-                + "".join(f", {d.name} {d.sha256[:8]}" for d in self.data))
+                + "".join(f", {d.name} file {d.sha256[:8]}" for d in self.data))
 
 
 # ------------------------------------------------------------------------------------ studies

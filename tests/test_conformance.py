@@ -214,9 +214,10 @@ def golden_cases():
 
 
 @pytest.mark.parametrize("path", list(golden_cases()))
-def test_golden_trace_replays_line_by_line(path):
+def test_golden_trace_replays_line_by_line(path, monkeypatch):
     from sim.cli import main
 
+    monkeypatch.chdir(ROOT)  # data files in the commands are relative to the repository
     header, _, expected = path.read_text().partition("\n")
     assert header.startswith("# kaartlab trace "), f"{path.name} must start with its command"
     buffer = io.StringIO()

@@ -1,7 +1,8 @@
 """Knutten rules, one hand-built situation each, on the kernel's own @njit helpers.
 
-Every test builds a table record (kernels/knutten/table_nb.py) from the default deck, puts cards
-where the situation needs them and calls the helpers the driver calls. Card ids of the default deck
+Every test builds a table record (kernels/knutten/table_nb.py) from the default deck, as the
+driver builds its own (play_nb.new_table), puts cards where the situation needs them and calls the
+helpers the driver calls. Card ids of the default deck
 (sim.games.knutten.DEFAULT_DECK, John last): design d of the eight number designs owns ids
 4d..4d+3 -- 1|6, 2|7, 3|8, 4|9, 5|10, 6|11, 1|11, 2|9 -- then five -10 (32..36), four ? (37..40)
 and John (41). An action is 2 * hand slot + value side (0: first value, 1: second value).
@@ -13,7 +14,7 @@ import pytest
 
 from kernels.knutten import enums as E
 from kernels.knutten.play_nb import (
-    GAME_OVER, cannot_play_nb, discard_john_nb, play_card_nb, reset_game_nb, wind_nb,
+    GAME_OVER, cannot_play_nb, discard_john_nb, new_table, play_card_nb, reset_game_nb, wind_nb,
 )
 from kernels.knutten.policies_nb import (
     choose_action_nb, choose_start_nb, choose_target_nb, forced_probability_nb,
@@ -25,10 +26,9 @@ from kernels.knutten.rules_nb import (
 )
 from kernels.knutten.table_nb import (
     cards_conserved_nb, deal_nb, draw_nb, fill_hand_nb, has_three_alike_nb, hand_under_pile_nb,
-    new_pile_nb, new_table, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb, wind_caller_nb,
+    new_pile_nb, seed_game_nb, swarm_to_pile_nb, take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
 from sim.games import knutten as kn
-from sim.games._batch import policy_ids, rule_array
 from sim.spec import ArmSpec
 
 # default-deck designs
@@ -39,13 +39,16 @@ JOHN = 41
 class Table:
     """A table record with a default deck and helpers to lay out a situation by hand."""
 
-    def __init__(self, players=4, rules=None, policies="cautious"):
+    def __init__(self, players=4, rules=None, policies="cautious", start=None):
+        """`start`: every seat's parameter `start` (a START_* id; default most_bites)."""
         self.arm = ArmSpec.make("knutten", players, rules or {}, policies)
-        cards, designs = kn.deck_arrays(self.arm)
-        self.cards = cards
-        self.ws = new_table(cards, designs, rule_array(self.arm, E.RULE_ORDER),
-                            policy_ids(self.arm), False)
+        cards, designs = kn.RUNNER.data_arrays(self.arm)  # the plain deck: the table adds John
+        seat_i = np.zeros((players, len(E.SEAT_I_ORDER)), np.int64)
+        seat_i[:, E.SI_START] = start or E.START_MOST_BITES
+        self.ws = new_table(cards, designs, kn.RUNNER.kernel_inputs(self.arm).rule_i,
+                            kn.RUNNER.kernel_inputs(self.arm).seat_policy, seat_i)
         self.t = self.ws[0]
+        self.cards = self.t["cards"][: self.t["st"][E.S_CARDS]]
         reset_game_nb(self.t)  # John card known, John off the table, record cleared
         self.used = set()
         self.set()
@@ -68,7 +71,7 @@ class Table:
         t = self.t
         st = t["st"]
         reset_game_nb(t)
-        new_pile_nb(t)
+        new_pile_nb(t, 0)
         while draw_nb(t, 0, E.E_DRAW):  # draw the pile empty
             take_from_hand_nb(t, 0, 0)
         reset_game_nb(t)  # forget the draws of John
@@ -360,6 +363,42 @@ def test_chosen_start_player():
     assert choose_start_nb(tb.t, 2) == 3
 
 
+def test_start_parameter_of_the_heuristic_players():
+    """Seat parameter `start` (cautious and trap): whom the chooser names as next start player."""
+    bites = {0: 1, 1: 2, 2: 0, 3: 2}
+
+    def starts(how, policies="cautious", bites=bites):
+        tb = Table(4, policies=policies, start=how)
+        tb.set(bites=bites)
+        return [int(choose_start_nb(tb.t, chooser)) for chooser in range(4)]
+
+    assert starts(E.START_MOST_BITES) == [1, 3, 3, 1]  # ties: the first after the chooser
+    assert starts(E.START_MOST_BITES, "trap") == [1, 3, 3, 1]
+    assert starts(E.START_FEWEST_BITES) == [2, 2, 0, 2]
+    assert starts(E.START_FEWEST_BITES, bites={}) == [1, 2, 3, 0]
+    assert starts(E.START_NEXT) == [1, 2, 3, 0]
+    assert starts(E.START_SELF, "trap") == [0, 1, 2, 3]
+    assert E.START_CHOICES[E.START_MOST_BITES] == "most_bites" and len(E.START_CHOICES) == 5
+
+
+def test_random_start_comes_from_the_choosers_own_stream():
+    """start = random: uniform over all seats (the chooser too), drawn from the chooser's seat
+    stream: the same as a random player's choice from the same stream, whatever the others'
+    streams hold. A random player ignores its `start` parameter."""
+    seen = set()
+    for i in range(200):
+        picks = []
+        for policies, how in (("cautious", E.START_RANDOM), ("random", E.START_RANDOM),
+                              ("random", E.START_SELF), ("trap,random,cautious,cautious", E.START_RANDOM)):
+            tb = Table(4, policies=policies, start=how)
+            tb.t["seat_rng"][:] = np.arange(E.MAX_PLAYERS) * 1000 + len(picks)  # the other seats' streams differ
+            tb.t["seat_rng"][2] = i
+            picks.append(int(choose_start_nb(tb.t, 2)))
+        assert len(set(picks)) == 1, picks
+        seen.add(picks[0])
+    assert seen == {0, 1, 2, 3}
+
+
 # ------------------------------------------------------------------ game end
 def test_game_ends_at_bites_to_end_with_shared_winners():
     """'Heeft een speler drie knutten beten, dan stopt het spel ... Er kunnen meerdere winnaars zijn.'"""
@@ -441,7 +480,7 @@ def test_random_player_may_lay_john_before_any_tied_seat():
     tb.set(bites={0: 0, 1: 0, 2: 0})
     seen = set()
     for i in range(200):
-        tb.t["rng"][0] = i
+        tb.t["seat_rng"][:] = i
         n, _ = john_targets_nb(tb.t)
         seen.add(int(choose_target_nb(tb.t, 0, n)))
     assert seen == {0, 1, 2}
@@ -525,7 +564,7 @@ def test_john_stays_on_the_table_across_new_piles_and_a_discarded_john_returns()
     """'De kaart gaat eventueel weer in een nieuw te maken trekstapel.'"""
     tb = Table(4)
     tb.set(john_seat=3)
-    new_pile_nb(tb.t)
+    new_pile_nb(tb.t, 0)
     pile = tb.pile_draw_order()
     assert len(pile) == 41 and JOHN not in pile
     assert tb.t["st"][E.S_JOHN_SEAT] == 3
@@ -533,7 +572,7 @@ def test_john_stays_on_the_table_across_new_piles_and_a_discarded_john_returns()
     # discarded: it goes into the next new pile
     discard_john_nb(tb.t, 3)
     assert cards_conserved_nb(tb.t)
-    new_pile_nb(tb.t)
+    new_pile_nb(tb.t, 0)
     pile = tb.pile_draw_order()
     assert len(pile) == 42 and JOHN in pile and tb.t["st"][E.S_DISCARD_N] == 0
     assert cards_conserved_nb(tb.t)
@@ -564,6 +603,55 @@ def test_swarm_becomes_the_new_pile_with_its_total_kept():
     assert not tb.t["swarm_designs"].any()
 
 
+def test_new_pile_order_depends_on_seed_game_and_round_only_and_john_does_not_disturb_it():
+    """Round r's new pile comes off in an order fixed by (seed, game, r) and the deck: the same
+    with or without John (John is left out of the comparison), and different in another round."""
+    def order(john, rnd, game=5, policies="cautious", rules=None):
+        tb = Table(4, {"john_knut": john, **(rules or {})}, policies)
+        seed_game_nb(tb.t, 77, game)
+        new_pile_nb(tb.t, rnd)
+        assert cards_conserved_nb(tb.t)
+        return tb.pile_draw_order()
+
+    plain = order(False, 0)
+    with_john = order(True, 0)
+    assert len(plain) == 41 and len(with_john) == 42 and JOHN in with_john
+    assert [c for c in with_john if c != JOHN] == plain
+    assert order(False, 0, policies="random", rules={"threshold": 25, "heavy_weather": True}) == plain
+    assert order(False, 1) != plain and order(False, 0, game=6) != plain
+    assert [c for c in order(True, 1) if c != JOHN] == order(False, 1)
+
+
+def test_the_tables_streams_are_rng_nbs_streams():
+    """The table derives its streams from the game's stream once per game: they are rng_nb's
+    seat_stream_nb, deal_stream_nb and extra_stream_nb (John's place) all the same."""
+    from kernels.rng_nb import deal_stream_nb, extra_stream_nb, next_word_nb, seat_stream_nb, uniform_nb
+
+    tb = Table(4)
+    for seed, game, rnd in ((77, 5, 3), (0, 0, 0), (2**40 + 3, 123456, 17)):
+        seed_game_nb(tb.t, seed, game)
+        assert list(tb.t["seat_rng"][:4]) == [seat_stream_nb(seed, game, p) for p in range(4)]
+        new_pile_nb(tb.t, rnd)
+        assert tb.t["deal_rng"][0] == deal_stream_nb(seed, game, rnd)
+        place = uniform_nb(next_word_nb(np.uint64(extra_stream_nb(seed, game, rnd)))[1], 42)
+        assert tb.pile_draw_order().index(JOHN) == place
+
+
+def test_john_takes_a_uniform_place_in_a_new_pile():
+    """John's place among the draws of a new pile: uniform over the 42 places (a binomial check of
+    'among the first 12', and every place is seen)."""
+    from scipy.stats import binomtest
+
+    tb = Table(4)
+    places = []
+    for game in range(3000):
+        seed_game_nb(tb.t, 11, game)
+        new_pile_nb(tb.t, game % 3)
+        places.append(tb.pile_draw_order().index(JOHN))
+    assert set(places) == set(range(42))
+    assert binomtest(sum(x < 12 for x in places), len(places), 12 / 42).pvalue > 1e-4
+
+
 def test_drawing_from_an_empty_pile_does_nothing():
     tb = Table(2)
     tb.set(hands={0: [tb.card(D16)]})
@@ -575,20 +663,20 @@ def test_drawing_from_an_empty_pile_does_nothing():
 # ------------------------------------------------------------------ card bookkeeping
 def test_cards_conserved_catches_a_duplicated_or_lost_card():
     tb = Table(3)
-    new_pile_nb(tb.t)
+    new_pile_nb(tb.t, 0)
     deal_nb(tb.t, 0)
     assert cards_conserved_nb(tb.t)
     tb.t["hands"][1, 0] = tb.t["hands"][0, 0]  # a duplicate, and one card lost
     assert not cards_conserved_nb(tb.t)
     tb2 = Table(3)
-    new_pile_nb(tb2.t)
+    new_pile_nb(tb2.t, 0)
     tb2.t["st"][E.S_PILE_N] -= 1  # a card vanished
     assert not cards_conserved_nb(tb2.t)
 
 
 def test_hand_under_pile_and_wraparound_keep_every_card():
     tb = Table(2)
-    new_pile_nb(tb.t)
+    new_pile_nb(tb.t, 0)
     for _ in range(3 * E.MAX_CARDS // 3):  # cycle cards under the pile well past its capacity
         fill_hand_nb(tb.t, 0)
         hand_under_pile_nb(tb.t, 0)
@@ -700,12 +788,12 @@ def test_policies_only_choose_legal_actions(policy):
     tb = Table(3, policies=policy)
     rng = np.random.default_rng(5)
     for i in range(300):
-        new_pile_nb(tb.t)
+        new_pile_nb(tb.t, 0)
         deal_nb(tb.t, 0)
         tb.t["st"][E.S_SWARM] = int(rng.integers(0, 31))
         tb.t["st"][E.S_PENDING] = int(rng.integers(0, 3))
         place_john_nb(tb.t, int(rng.integers(-1, 3)))
-        tb.t["rng"][0] = i
+        tb.t["seat_rng"][:] = i
         p = int(rng.integers(0, 3))
         n = legal_actions_nb(tb.t, p, True)
         if n:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kernels.knutten.table_nb import table_cards
 from sim.errors import SpecError
 from sim.games import knutten as kn
 from sim.spec import ArmSpec, StudySpec
@@ -31,6 +32,11 @@ copies = 2
 """
 
 
+def load_deck(path):
+    """A deck file's rows, read the way a study reads it (errors name the file)."""
+    return ArmSpec.make("knutten", 2, data={"deck": path}).data_value("deck")
+
+
 def write(tmp_path, text, name="deck.toml"):
     path = tmp_path / name
     path.write_text(text)
@@ -39,39 +45,41 @@ def write(tmp_path, text, name="deck.toml"):
 
 # ------------------------------------------------------------------ valid decks
 def test_load_deck_reads_a_valid_file(tmp_path):
-    rows = kn.load_deck(write(tmp_path, VALID))
+    rows = load_deck(write(tmp_path, VALID))
     assert rows == ((kn.VALUE, 1, 6, 4), (kn.VALUE, 4, 9, 4), (kn.VALUE, -10, -10, 3),
                     (kn.COPY, 0, 0, 2))
 
 
 def test_a_custom_deck_reaches_the_kernel(tmp_path):
     arm = ArmSpec.make("knutten", 3, {}, "random", deck=write(tmp_path, VALID))
-    assert arm.deck == kn.load_deck(tmp_path / "deck.toml")
-    cards, designs = kn.deck_arrays(arm)
-    assert len(cards) == 13 + 1  # John is added by the john_knut rule
-    assert designs[-1][0] == kn.JOHN and designs[-1][3] == 1
-    assert [tuple(d) for d in designs[:-1]] == list(arm.deck)
-    off = ArmSpec.make("knutten", 3, {"john_knut": False}, "random", deck=arm.deck)
-    assert len(kn.deck_arrays(off)[0]) == 13
-    table = kn.play_batch(arm, 3, 0, 50, checked=True)
+    assert arm.data_value("deck") == load_deck(tmp_path / "deck.toml")
+    cards, designs = kn.RUNNER.data_arrays(arm)
+    assert len(cards) == 13  # the plain deck: the kernel adds John when the john_knut rule is on
+    assert [tuple(d) for d in designs] == list(arm.data_value("deck"))
+    table = table_cards(cards, designs, True)
+    assert len(table) == 14 and tuple(table[-1]) == (kn.JOHN, 0, 0, len(designs))
+    off = ArmSpec.make("knutten", 3, {"john_knut": False}, "random", deck=tmp_path / "deck.toml")
+    assert len(kn.RUNNER.data_arrays(off)[0]) == 13
+    assert kn.RUNNER.play_batch(off, 3, 0, 5).column("john_in_deck").to_pylist() == [False] * 5
+    table = kn.RUNNER.play_batch(arm, 3, 0, 50, checked=True)
     assert len(table) == 50
-    assert "custom deck" in arm.describe()
+    assert f"deck file {arm.data[0].sha256[:8]}" in arm.describe()
 
 
 def test_the_default_deck_is_the_ruling():
     """RULINGS: 8 designs x 4 ((1|6), (2|7), (3|8), (4|9), (5|10), (6|11), (1|11), (2|9)),
     5 x -10, 4 x ?, John as the 42nd card."""
     arm = ArmSpec.make("knutten", 4)
-    cards, designs = kn.deck_arrays(arm)
+    cards, designs = table_cards(*kn.RUNNER.data_arrays(arm), True), kn.RUNNER.data_arrays(arm)[1]
     assert len(cards) == 42
     numbers = [(int(a), int(b)) for kind, a, b, copies in designs if kind == kn.VALUE and a >= 0]
     assert numbers == [(1, 6), (2, 7), (3, 8), (4, 9), (5, 10), (6, 11), (1, 11), (2, 9)]
     assert sum(int(d[3]) for d in designs if d[0] == kn.VALUE and d[1] >= 0) == 32
     assert sum(int(d[3]) for d in designs if d[0] == kn.VALUE and d[1] == -10) == 5
     assert sum(int(d[3]) for d in designs if d[0] == kn.COPY) == 4
-    assert [tuple(int(x) for x in c) for c in cards[-1:]] == [(kn.JOHN, 0, 0, len(designs) - 1)]
+    assert [tuple(int(x) for x in c) for c in cards[-1:]] == [(kn.JOHN, 0, 0, len(designs))]
     # the setup's 'Schud alle 42 kaarten': 32 number cards + 9 special cards + 1 expansion
-    assert len(kn.deck_arrays(ArmSpec.make("knutten", 4, {"john_knut": False}))[0]) == 41
+    assert len(kn.RUNNER.data_arrays(ArmSpec.make("knutten", 4, {"john_knut": False}))[0]) == 41
 
 
 # ------------------------------------------------------------------ bad decks
@@ -96,15 +104,15 @@ def test_the_default_deck_is_the_ruling():
 def test_load_deck_rejects_bad_files_naming_the_problem(tmp_path, text, message):
     path = write(tmp_path, text)
     with pytest.raises(SpecError, match=message) as info:
-        kn.load_deck(path)
+        load_deck(path)
     assert str(path) in str(info.value)
 
 
 def test_load_deck_file_errors(tmp_path):
     with pytest.raises(SpecError, match="does not exist"):
-        kn.load_deck(tmp_path / "missing.toml")
+        load_deck(tmp_path / "missing.toml")
     with pytest.raises(SpecError, match="is not valid TOML"):
-        kn.load_deck(write(tmp_path, "[[card]\nvalues = [1\n"))
+        load_deck(write(tmp_path, "[[card]\nvalues = [1\n"))
     with pytest.raises(SpecError, match="does not exist"):
         ArmSpec.make("knutten", 3, deck=tmp_path / "missing.toml")
 
@@ -136,30 +144,31 @@ def test_a_deck_with_more_designs_than_the_kernel_holds_is_a_spec_error():
     data = {"card": [{"values": [i % 11 + 1, (3 * i) % 11 + 1]} for i in range(70)]}
     with pytest.raises(SpecError, match="design"):
         arm = ArmSpec.make("knutten", 3, deck=kn.parse_deck(data))
-        kn.play_batch(arm, 1, 0, 2)  # reached only while the bug is there: a ValueError
+        kn.RUNNER.play_batch(arm, 1, 0, 2)  # reached only while the bug is there: a ValueError
 
 
 def test_a_deck_within_the_design_limit_plays():
     data = {"card": [{"values": [i % 11 + 1, (3 * i) % 11 + 1]} for i in range(63)]}
     arm = ArmSpec.make("knutten", 3, deck=kn.parse_deck(data))  # 63 + John = 64 designs
-    assert len(kn.play_batch(arm, 1, 0, 20, checked=True)) == 20
+    assert len(kn.RUNNER.play_batch(arm, 1, 0, 20, checked=True)) == 20
 
 
 # ------------------------------------------------------------------ arm specs
 def test_defaults_of_every_rule():
     arm = ArmSpec.make("knutten", 4)
-    assert arm.rule_values == {"threshold": 31, "hand_limit": 3, "bites_to_end": 3, "john_knut": 1,
-                               "heavy_weather": 0, "heavy_bites_to_end": 11}
+    assert arm.rule_values == {"threshold": 31, "hand_limit": 3, "bites_to_end": 3, "john_knut": True,
+                               "heavy_weather": False, "heavy_bites_to_end": 11,
+                               "stuck_empty_pile": "bite"}
     assert arm.policies == ("cautious",) * 4
-    assert arm.deck is None
+    assert arm.data == () and arm.data_value("deck") == kn.DEFAULT_DECK
 
 
 @pytest.mark.parametrize("rules, message", [
     ({"treshold": 30}, "unknown rule 'treshold' for knutten \\(known: threshold, hand_limit"),
     ({"threshold": 4}, "rule threshold=4: out of range 5..200"),
     ({"threshold": 201}, "rule threshold=201: out of range 5..200"),
-    ({"threshold": "thirty"}, "rule threshold='thirty': expected an integer in 5..200"),
-    ({"threshold": True}, "rule threshold=True: expected an integer"),
+    ({"threshold": "thirty"}, "rule threshold='thirty': expected a whole number in 5..200"),
+    ({"threshold": True}, "rule threshold=True: expected a whole number"),
     ({"hand_limit": 0}, "rule hand_limit=0: out of range 1..8"),
     ({"hand_limit": 9}, "rule hand_limit=9: out of range 1..8"),
     ({"bites_to_end": 0}, "rule bites_to_end=0: out of range 1..50"),
@@ -184,9 +193,9 @@ def test_rule_values_from_text():
 @pytest.mark.parametrize("players, message", [
     (1, "players=1: knutten is for 2-8 players"),
     (9, "players=9: knutten is for 2-8 players"),
-    ("four", "players='four': expected an integer"),
-    (True, "players=True: expected an integer"),
-    (None, "players=None: expected an integer"),
+    ("four", "players='four': expected a whole number"),
+    (True, "players=True: expected a whole number"),
+    (None, "players=None: expected a whole number"),
 ])
 def test_bad_player_counts(players, message):
     with pytest.raises(SpecError, match=message):
@@ -195,8 +204,8 @@ def test_bad_player_counts(players, message):
 
 @pytest.mark.parametrize("policies, message", [
     ("greedy", "unknown policy 'greedy' for knutten \\(known: cautious, random, trap\\)"),
-    ("cautious,random", "policy list has 2 names for 4 seats"),
-    (["trap", "trap", "trap", "trap", "trap"], "policy list has 5 names for 4 seats"),
+    ("cautious,random", "policy list has 2 entries for 4 seats"),
+    (["trap", "trap", "trap", "trap", "trap"], "policy list has 5 entries for 4 seats"),
     ("cautious,,random,trap", "unknown policy ''"),
 ])
 def test_bad_policies(policies, message):
@@ -222,5 +231,5 @@ def test_study_toml_with_a_deck_path_relative_to_the_study(tmp_path):
         StudySpec.from_toml(study)
     study.write_text(study.read_text().split('[[arm]]\nname = "bad"')[0])
     spec = StudySpec.from_toml(study)
-    assert spec.arms[0].deck == kn.load_deck(tmp_path / "small.toml")
+    assert spec.arms[0].data_value("deck") == load_deck(tmp_path / "small.toml")
     assert spec.arms[0].rule_values["john_knut"] == 0

@@ -111,12 +111,12 @@ rules = { lowest_wins = true }
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["--policy", "greedy:bluff=2"], "parameter bluff=2.0: out of range 0.0..1.0"),
+    (["--policy", "greedy:bluff=2"], "parameter bluff=2: out of range 0..1"),
     (["--policy", "greedy:speed=1"], "unknown parameter 'speed' of policy 'greedy'"),
     (["--policy", "random:order=best_first"], "unknown parameter 'order' of policy 'random'"),
     (["--policy", "greedy:bluff"], "expected POLICY:NAME=VALUE"),
     (["--rule", "ties=sometimes"], "rule ties='sometimes': expected one of share, nobody"),
-    (["--rule", "double_chance=nan"], "rule double_chance='nan': expected float 0..1"),
+    (["--rule", "double_chance=nan"], "rule double_chance='nan': expected a number in 0..1"),
     (["--rule", "lowest_wins=maybe"], "expected true or false"),
     (["--data", "cards=x.toml"], "unknown data input 'cards' for toy (known: deck)"),
     (["--data", "deck=/no/such/file.toml"], "deck file '/no/such/file.toml' does not exist"),

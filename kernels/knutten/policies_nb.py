@@ -1,12 +1,15 @@
 """Knutten players, chosen by integer id. Each sees only what its seat could know at the table:
 its own hand, the swarm (cards and total), bites, John's place, hand sizes and the deck list.
 
+Every random choice of a seat comes from that seat's own stream (table_nb.seat_randint_nb).
+
 random   -- uniform over legal actions (card and value), targets and start players.
 cautious -- keeps the swarm as low as it can; spends `?`, negative cards and John-discards only
             when every other card would reach the threshold; plays John as soon as it bites an
             opponent; keeps pairs towards WIND when the choice is otherwise equal.
 trap     -- like cautious, but among safe plays picks the swarm total at which the next seat is
             most likely to hold nothing safe (a hypergeometric estimate over unseen cards).
+cautious and trap name the next start player by their seat parameter `start` (START_*).
 """
 import numpy as np
 
@@ -14,11 +17,11 @@ from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     C_DESIGN, D_A, D_B, D_COPIES, D_KIND, K_JOHN, K_VALUE, KEY_SCALE, N_OPTION_CLASSES, NO_OPTION,
     OC_BITES, OC_DISCARD, OC_JOHN, OC_KIND, OC_TWIN, OC_VALUE, P_CAUTIOUS, P_RANDOM, P_TRAP,
-    R_HEAVY, R_THRESHOLD, S_DESIGNS, S_JOHN_SEAT, S_PLAYERS, S_RANKED, S_SWARM,
+    R_HEAVY, R_THRESHOLD, S_DESIGNS, S_JOHN_SEAT, S_PLAYERS, S_RANKED, S_SWARM, START_FEWEST_BITES,
+    START_NEXT, START_RANDOM, START_SELF,
 )
 from kernels.knutten.rules_nb import counted_nb, john_targets_nb
-from kernels.knutten.table_nb import next_seat_nb
-from kernels.rng_nb import randint_nb
+from kernels.knutten.table_nb import next_seat_nb, seat_randint_nb
 
 # Preference bands of the heuristic players (lower is better), in knutten of the swarm; keys are
 # kept in twentieths of a knut (KEY_SCALE) so that the tie-breaks below stay exact integers.
@@ -62,7 +65,7 @@ def reads_option_classes_nb(t, p):
 def choose_option_nb(t, p, n_opts):
     """Index (into t.opts) of the legal action seat p's policy takes."""
     if t.policies[p] == P_RANDOM:
-        return randint_nb(t.rng, n_opts)
+        return seat_randint_nb(t, p, n_opts)
     if t.policies[p] == P_CAUTIOUS and t.st[S_RANKED] != NO_OPTION:
         return t.st[S_RANKED]  # legal_actions_nb's ranking is the cautious key
     return heuristic_option_nb(t, p, n_opts, t.policies[p] == P_TRAP)
@@ -88,7 +91,7 @@ def choose_target_nb(t, p, n_cand):
     """Who gets John among the tied candidates: random picks any; the others avoid themselves and
     pick the first opponent after them in turn order."""
     if t.policies[p] == P_RANDOM:
-        return t.cand[randint_nb(t.rng, n_cand)]
+        return t.cand[seat_randint_nb(t, p, n_cand)]
     n = t.st[S_PLAYERS]
     best = t.cand[0]
     best_dist = n + 1
@@ -102,16 +105,24 @@ def choose_target_nb(t, p, n_cand):
 
 @njit
 def choose_start_nb(t, chooser):
-    """Next start player, chosen by the bitten seat or the WIND caller. Heuristic: the seat with
-    the most bites that is not the chooser (ties: first after the chooser in turn order)."""
+    """Next start player, chosen by the bitten seat or the WIND caller. Random: any seat. Cautious
+    and trap follow their seat parameter `start`: the other seat with the most bites (ties: the
+    first after the chooser in turn order), the other seat with the fewest (same ties), the next
+    seat, the chooser itself, or any seat at random."""
     n = t.st[S_PLAYERS]
-    if t.policies[chooser] == P_RANDOM:
-        return randint_nb(t.rng, n)
+    how = t.start_choice[chooser]
+    if t.policies[chooser] == P_RANDOM or how == START_RANDOM:
+        return seat_randint_nb(t, chooser, n)
+    if how == START_SELF:
+        return chooser
     best = next_seat_nb(chooser, n)
+    if how == START_NEXT:
+        return best
+    sign = -1 if how == START_FEWEST_BITES else 1  # START_MOST_BITES
     q = best
     for _ in range(2, n):
         q = next_seat_nb(q, n)
-        if t.bites[q] > t.bites[best]:
+        if sign * t.bites[q] > sign * t.bites[best]:
             best = q
     return best
 

@@ -53,7 +53,8 @@ _UNRANKED = 1 << 60
 @inline
 def legal_actions_nb(t, p, classify):
     """Write seat p's legal actions into t.opts (with the swarm total each would leave in
-    t.opt_after and, if `classify`, its OC_* class in t.opt_class) and return how many there are.
+    t.opt_after and, if `classify`, its OC_* class in t.opt_class: otherwise t.opt_class is left
+    as it was, except for a John discard) and return how many there are.
 
     Each value of each card is one action unless it would take the swarm below 0; a `?` and John
     are always playable; the seat with John in front of it may instead pass to discard John.
@@ -85,12 +86,12 @@ def legal_actions_nb(t, p, classify):
             card_class |= OC_TWIN if t.hand_designs[p, design_nb(t, card)] >= 2 else 0
         for side in range(2):
             total = swarm + play[card, CP_FIRST + side] * copies
-            c = card_class | (OC_BITES if total >= threshold else 0)
             opts[ix(n)] = 2 * slot + side
             after[ix(n)] = total
-            cls[ix(n)] = c
             legal = (total >= 0) & ((side == 0) | (play[card, CP_TWO_SIDED] != 0))
-            if classify:
+            if classify:  # only players that read classes pay for them (random does not)
+                c = card_class | (OC_BITES if total >= threshold else 0)
+                cls[ix(n)] = c
                 key = KEY_SCALE * total + rank[ix(c)] + (0 if legal else _UNRANKED)
                 if key < best:
                     best, ranked = key, n

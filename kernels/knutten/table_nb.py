@@ -1,38 +1,54 @@
 """The Knutten table: where every card is, and the moves that carry cards between places.
 
-The table is one numpy record (TABLE_DTYPE) made once per batch and reset per game: helpers take
-it as `t`: a single pointer, where passing arrays would cost a reference count per call.
-When tracing, the record also keeps the events of the game being played.
+The table is one numpy record (TABLE_DTYPE) that the driver makes once per call and resets per
+game: helpers take it as `t`: a single pointer, where passing arrays would cost a reference count
+per call. When tracing, the record also keeps the events of the game being played.
 Places: hands, the draw pile, the swarm, the discard (only John goes there) and John on the table.
 
 The draw pile is kept as an unordered set (`pile`) above an ordered queue (`under`). Drawing the
 top card of a shuffled pile is the same as drawing a uniformly random card of the set, so a new
 pile needs no shuffle: each draw picks one card at random. Cards a player shows and puts under the
 pile are known and ordered: they are drawn only after the set is used up, first put first drawn.
+
+Randomness is split so that arms pair (kernels/rng_nb.py). The draws from the set of round r's
+new pile use the deal stream of (seed, game, r) only, so the i-th card off a new pile is the same
+card in every arm with the same deck. John is not in that set: when a new pile holds John, the
+extra stream of (seed, game, r) picks the draw at which he comes off it (uniform over the set's
+size + 1 places, as in a shuffle), and the other cards come off in the same order as without him.
+Each seat's random choices use that seat's own stream (`seat_rng`, policies_nb).
 """
 import numpy as np
+from numba.extending import overload
 
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
-    C_A, C_B, C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS,
-    MAX_DESIGNS, MAX_HAND, MAX_PLAYERS, N_OPTION_CLASSES, NO_SEAT, O_JOHN_DRAWN_BY, O_JOHN_DRAWS,
-    O_N, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N,
-    S_JOHN_CARD, S_JOHN_SEAT, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N,
-    S_UNDER_HEAD, S_UNDER_N, TRACE_CAP, TRACE_WIDTH,
+    C_A, C_B, C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS, MAX_DESIGNS,
+    MAX_HAND, MAX_PLAYERS, NO_SEAT, N_OPTION_CLASSES, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE,
+    O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N, S_JOHN_AT,
+    S_JOHN_CARD, S_JOHN_SEAT, S_JOHN_WAITS, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM,
+    S_SWARM_N, S_TRACE_N, S_UNDER_HEAD, S_UNDER_N, TRACE_CAP, TRACE_WIDTH,
 )
-from kernels.rng_nb import randint_nb
+from kernels.rng_nb import (
+    DEAL, EXTRA, SEAT, game_stream_nb, mix64_nb, next_word_nb, randint_nb, uniform_nb,
+)
+
+
+# Rounds whose deal-stream salt the table keeps (later rounds, rare, compute it).
+SALTED_ROUNDS = 64
+
 
 def _table_dtype(event_rows):
     """The table record with room for `event_rows` trace events. Card ids are stored unsigned:
     loads then index other arrays without Numba's negative-index wraparound code (about 10% of a
     game, measured with both dtypes in one process)."""
     return np.dtype([
-        ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design
-        ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies
+        ("cards", np.int64, (MAX_CARDS, 4)),      # per card: kind, a, b, design (John last)
+        ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies (John last)
         ("card_design", np.uint8, MAX_CARDS),     # cards[:, C_DESIGN], unsigned: see design_nb
         ("card_play", np.int64, (MAX_CARDS, 4)),  # CP_* per card: see rules_nb.place_john_nb
         ("rules", np.int64, 8),
         ("policies", np.int64, MAX_PLAYERS),
+        ("start_choice", np.int64, MAX_PLAYERS),  # seat parameter `start` (START_*)
         ("st", np.int64, S_N),
         ("hands", np.uint16, (MAX_PLAYERS, MAX_HAND)),
         ("hand_n", np.int64, MAX_PLAYERS),
@@ -48,7 +64,11 @@ def _table_dtype(event_rows):
         ("opt_class", np.int64, 2 * MAX_HAND + 1),  # OC_* of each option
         ("class_rank", np.int64, N_OPTION_CLASSES),  # policies_nb.CLASS_KEYS: see legal_actions_nb
         ("cand", np.int64, MAX_PLAYERS),
-        ("rng", np.uint64, 1),
+        ("game_rng", np.uint64, 1),            # the game's stream: substreams derive from it
+        ("seat_salt", np.uint64, MAX_PLAYERS),       # see salt_nb
+        ("deal_salt", np.uint64, SALTED_ROUNDS),
+        ("deal_rng", np.uint64, 1),            # the pile's draws (this round's deal stream)
+        ("seat_rng", np.uint64, MAX_PLAYERS),  # each seat's random choices
         ("rec", np.int64, O_N),
         ("events", np.int32, (event_rows, TRACE_WIDTH)),
     ], align=True)
@@ -60,35 +80,77 @@ TABLE_DTYPE = _table_dtype(1)
 TRACE_TABLE_DTYPE = _table_dtype(TRACE_CAP)
 
 
-def new_table(cards, designs, rules, policies, trace=False):
-    """A table record (as a 1-element record array, so that fields read as attributes with
-    NUMBA_DISABLE_JIT=1 too) holding the deck, rules and seat policies."""
-    ws = np.zeros(1, TRACE_TABLE_DTYPE if trace else TABLE_DTYPE).view(np.recarray)
-    t = ws[0]
-    t["cards"][: len(cards)] = cards
-    t["designs"][: len(designs)] = designs
-    t["card_design"][: len(cards)] = [row[C_DESIGN] for row in cards]
-    t["rules"][: len(rules)] = rules
-    from kernels.knutten.policies_nb import CLASS_KEYS  # here: policies_nb imports this module
-
-    t["class_rank"][:] = CLASS_KEYS
-    t["policies"][: len(policies)] = policies
-    t["st"][S_PLAYERS] = len(policies)
-    t["st"][S_CARDS] = len(cards)
-    t["st"][S_DESIGNS] = len(designs)
-    johns = [c for c in range(len(cards)) if cards[c][C_KIND] == K_JOHN]
-    t["st"][S_JOHN_CARD] = johns[-1] if johns else NO_SEAT  # the deck's John (a deck holds one)
-    t["st"][S_JOHN_SEAT] = NO_SEAT
-    t["card_play"][: len(cards)] = [card_play_row(card) for card in cards]
-    return ws
+def as_records(a):
+    """A record array whose elements read their fields as attributes (t.st), as Numba's do: with
+    NUMBA_DISABLE_JIT=1 a plain structured array's element is a numpy.void without them. In
+    jitted code this is the array itself."""
+    return a.view(np.recarray)
 
 
-def card_play_row(card):
-    """The card_play row (CP_*) of a `cards` row while John is off the table."""
-    kind, a, b = card[C_KIND], card[C_A], card[C_B]
+@overload(as_records)
+def _as_records_jit(a):
+    return lambda a: a
+
+
+@njit
+def card_play_row_nb(t, c):
+    """Write card c's card_play row (CP_*) as it is while John is off the table."""
+    kind = t.cards[c, C_KIND]
+    a = t.cards[c, C_A]
+    b = t.cards[c, C_B]
     if kind != K_VALUE:
-        return (0, 0, OC_COPY if kind == K_COPY else OC_JOHN, 0)
-    return (a, b, OC_NEGATIVE if a < 0 else OC_VALUE, int(b != a))
+        t.card_play[c, 0] = 0
+        t.card_play[c, 1] = 0
+        t.card_play[c, 2] = OC_COPY if kind == K_COPY else OC_JOHN
+        t.card_play[c, 3] = 0
+    else:
+        t.card_play[c, 0] = a
+        t.card_play[c, 1] = b
+        t.card_play[c, 2] = OC_NEGATIVE if a < 0 else OC_VALUE
+        t.card_play[c, 3] = 1 if b != a else 0
+
+
+@njit
+def set_deck_nb(t, cards, designs, john):
+    """Copy the plain deck (cards rows kind, a, b, design; designs rows kind, a, b, copies) into
+    the table and, if `john`, add John Knut as the last design and the last card."""
+    st = t.st
+    n_cards = cards.shape[0]
+    n_designs = designs.shape[0]
+    for c in range(n_cards):
+        for j in range(4):
+            t.cards[c, j] = cards[c, j]
+    for d in range(n_designs):
+        for j in range(4):
+            t.designs[d, j] = designs[d, j]
+    st[S_JOHN_CARD] = NO_SEAT
+    if john:
+        t.designs[n_designs, 0] = K_JOHN
+        t.designs[n_designs, 1] = 0
+        t.designs[n_designs, 2] = 0
+        t.designs[n_designs, 3] = 1
+        t.cards[n_cards, 0] = K_JOHN
+        t.cards[n_cards, 1] = 0
+        t.cards[n_cards, 2] = 0
+        t.cards[n_cards, 3] = n_designs
+        st[S_JOHN_CARD] = n_cards
+        n_cards += 1
+        n_designs += 1
+    for c in range(n_cards):
+        t.card_design[c] = t.cards[c, C_DESIGN]
+        card_play_row_nb(t, c)
+    st[S_CARDS] = n_cards
+    st[S_DESIGNS] = n_designs
+    st[S_JOHN_SEAT] = NO_SEAT
+
+
+def table_cards(cards, designs, john):
+    """The table's cards rows (John added last if `john`) for Python code: trace rendering and
+    tests that name cards by id."""
+    ws = as_records(np.zeros(1, TABLE_DTYPE))
+    t = ws[0]
+    set_deck_nb(t, np.asarray(cards, np.int64), np.asarray(designs, np.int64), bool(john))
+    return np.array(t["cards"][: t["st"][S_CARDS]])
 
 
 @njit
@@ -99,7 +161,8 @@ def design_nb(t, card):
 
 @njit
 def log_nb(t, code, a, b, c, d, e):
-    """Append a trace event when the table keeps events (a game rendered for people)."""
+    """Append a trace event when the table keeps events (a game rendered for people). Events past
+    the table's room are counted, not kept: a count above it tells the driver the trace is full."""
     tr = t.events
     if tr.shape[0] == 1:  # a batch table: known when compiling
         return
@@ -111,23 +174,72 @@ def log_nb(t, code, a, b, c, d, e):
         tr[n, 3] = c
         tr[n, 4] = d
         tr[n, 5] = e
-        t.st[S_TRACE_N] = n + 1
+    t.st[S_TRACE_N] = n + 1
 
 
 @njit
-def new_pile_nb(t):
-    """Gather every card except a John lying on the table into a new draw pile, in card order."""
+def salt_nb(purpose, k):
+    """What rng_nb.substream_nb mixes into the game's stream for substream k of `purpose`: it
+    depends on neither seed nor game, so the table keeps the seats' and early rounds' salts."""
+    return purpose ^ mix64_nb(np.uint64(k) + purpose)
+
+
+@njit
+def salt_streams_nb(t):
+    """Fill the table's salts (once, when it is built)."""
+    for p in range(MAX_PLAYERS):
+        t.seat_salt[p] = salt_nb(SEAT, p)
+    for r in range(SALTED_ROUNDS):
+        t.deal_salt[r] = salt_nb(DEAL, r)
+
+
+@njit
+def substream_nb(t, salt):
+    """rng_nb's substream with salt `salt` (salt_nb) of the table's game, from the game's stream
+    computed once per game: rng_nb.substream_nb recomputes that and the salt on every call, a
+    few percent of a random game's time over its seats and rounds. Tested equal to rng_nb's
+    seat_stream_nb, deal_stream_nb and extra_stream_nb."""
+    return mix64_nb(t.game_rng[0] ^ salt)
+
+
+@njit
+def seed_game_nb(t, seed, game):
+    """Game `game` of a study with `seed`: its stream (new_pile_nb derives each round's deal from
+    it) and every seat's stream of choices (rng_nb.seat_stream_nb)."""
+    t.game_rng[0] = game_stream_nb(seed, game)
+    for p in range(t.st[S_PLAYERS]):
+        t.seat_rng[p] = substream_nb(t, t.seat_salt[p])
+
+
+@njit
+def seat_randint_nb(t, p, n):
+    """Uniform integer in [0, n) from seat p's own stream."""
+    t.seat_rng[ix(p)], u = next_word_nb(t.seat_rng[ix(p)])
+    return uniform_nb(u, n)
+
+
+@njit
+def new_pile_nb(t, rnd):
+    """Gather every card except a John lying on the table into a new draw pile for round `rnd`
+    (0-based within the game): the plain cards in card order, drawn with the round's deal stream,
+    and John (unless on the table) waiting for the draw the round's extra stream picks."""
     st = t.st
-    kept_out = st[S_JOHN_CARD] if st[S_JOHN_SEAT] != NO_SEAT else NO_SEAT
-    n_cards = st[S_CARDS]
+    john = st[S_JOHN_CARD]
+    n_plain = st[S_CARDS] - 1 if john != NO_SEAT else st[S_CARDS]  # John is the last card
     pile = t.pile
-    for c in range(n_cards):
+    for c in range(n_plain):
         pile[c] = c
-    if kept_out != NO_SEAT:
-        for c in range(kept_out, n_cards - 1):
-            pile[c] = c + 1
-        n_cards -= 1
-    st[S_PILE_N] = n_cards
+    st[S_PILE_N] = n_plain
+    salt = t.deal_salt[rnd] if rnd < SALTED_ROUNDS else salt_nb(DEAL, rnd)
+    t.deal_rng[0] = substream_nb(t, salt)  # rng_nb.deal_stream_nb(seed, game, rnd)
+    st[S_JOHN_AT] = 0
+    st[S_JOHN_WAITS] = 0
+    if john != NO_SEAT and st[S_JOHN_SEAT] == NO_SEAT:
+        # rng_nb.extra_stream_nb(seed, game, rnd) picks the draw j (0..n_plain) that is John's:
+        # he comes off when the set still holds n_plain - j cards
+        _, u = next_word_nb(substream_nb(t, salt_nb(EXTRA, rnd)))
+        st[S_JOHN_AT] = n_plain - uniform_nb(u, n_plain + 1)
+        st[S_JOHN_WAITS] = 1
     st[S_UNDER_N] = 0
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
@@ -142,8 +254,9 @@ def new_pile_nb(t):
 
 @njit
 def swarm_to_pile_nb(t):
-    """The draw pile is used up and nobody holds a card: the swarm (and a discarded John) become
-    the new pile. The swarm total is kept."""
+    """The draw pile is used up and nobody can play: the swarm (and a discarded John) become the
+    new pile, drawn on with the round's deal stream (where it stands now depends on the play). The
+    swarm total is kept."""
     st = t.st
     n = 0
     for i in range(st[S_SWARM_N]):
@@ -166,11 +279,15 @@ def draw_nb(t, p, event):
     then holds (3: three alike), or 0 when the pile is empty."""
     st = t.st
     n = st[S_PILE_N]
-    if n > 0:
-        i = randint_nb(t.rng, n)
+    if n > st[S_JOHN_AT]:  # the set, before John's place if he waits in it (S_JOHN_AT 0 if not)
+        i = randint_nb(t.deal_rng, n)
         card = t.pile[i]
         t.pile[i] = t.pile[n - 1]
         st[S_PILE_N] = n - 1
+    elif st[S_JOHN_WAITS]:  # John's place in a new pile
+        card = np.uint16(st[S_JOHN_CARD])
+        st[S_JOHN_WAITS] = 0
+        st[S_JOHN_AT] = 0
     elif st[S_UNDER_N] > 0:
         head = st[S_UNDER_HEAD]
         card = t.under[head]
@@ -262,7 +379,9 @@ def hand_under_pile_nb(t, p):
 
 @njit
 def pile_size_nb(t):
-    return t.st[S_PILE_N] + t.st[S_UNDER_N]
+    """Cards left to draw: the set, the queue under it and John waiting in a new pile."""
+    st = t.st
+    return st[S_PILE_N] + st[S_UNDER_N] + st[S_JOHN_WAITS]
 
 
 @njit
@@ -300,6 +419,8 @@ def cards_conserved_nb(t):
                 return False
     for i in range(st[S_PILE_N]):
         seen[t.pile[i]] += 1
+    if st[S_JOHN_WAITS]:
+        seen[st[S_JOHN_CARD]] += 1
     for i in range(st[S_UNDER_N]):
         seen[t.under[(st[S_UNDER_HEAD] + i) % MAX_CARDS]] += 1
     for i in range(st[S_SWARM_N]):

@@ -28,6 +28,16 @@ def load_deck_text(text: str) -> tuple:
     return parse_deck(parse_toml_text(text, "the deck"))
 
 
+def dump_deck(rows) -> str:
+    """Design rows (kind, a, b, copies) as a deck file that load_deck_text reads back."""
+    tables = []
+    for kind, a, b, copies in rows:
+        values = "" if kind == COPY else f"values = [{a}]\n" if a == b else f"values = [{a}, {b}]\n"
+        tables.append("[[card]]\n" + ('kind = "copy"\n' if kind == COPY else values)
+                      + f"copies = {copies}\n")
+    return "\n".join(tables)
+
+
 def parse_deck(data: dict) -> tuple:
     for key in data:
         if key not in ("card", "name", "description"):
@@ -135,7 +145,8 @@ GAME = Game(
     data=(DataInput("deck", "the card list: [[card]] tables with values = [a, b] (or [a]) and "
                     "copies, or kind = \"copy\" for a ? card; John Knut is added by the john_knut "
                     "rule", load_deck_text,
-                    DEFAULT_DECK, example="examples/small-deck.toml"),),
+                    DEFAULT_DECK, dump=dump_deck,
+                    example="examples/small-deck.toml"),),
 )
 
 
@@ -172,9 +183,7 @@ class KnuttenRunner(GameRunner):
     def render_trace(self, arm, seed, index, rows, record) -> str:
         from sim.games.knutten_trace import render
 
-        designs = list(arm.data_value("deck")) + ([(JOHN, 0, 0, 1)] if arm.rule_values["john_knut"] else [])
-        cards, _ = deck_arrays(designs)
-        return render(arm, seed, index, rows, cards, record["score"][:arm.players])
+        return render(arm, seed, index, rows, *self.data_arrays(arm), record["score"][:arm.players])
 
 
 RUNNER = KnuttenRunner()

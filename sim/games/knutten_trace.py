@@ -15,7 +15,12 @@ def card_name(cards, card: int) -> str:
     return f"{a}" if a == b else f"{a}|{b}"
 
 
-def render(arm, seed: int, index: int, events, cards, bites) -> str:
+def render(arm, seed: int, index: int, events, cards, designs, bites) -> str:
+    """The game log of trace events `events`, played with the plain deck (cards, designs); the
+    card ids of the events are the table's (John, when in play, the last card)."""
+    from kernels.knutten.table_nb import table_cards
+
+    cards = table_cards(cards, designs, arm.rule_values["john_knut"])
     name = lambda c: card_name(cards, c)  # noqa: E731
     seat = lambda p: f"seat {p} ({arm.policies[p]})"  # noqa: E731
     hands: dict[int, list[int]] = {p: [] for p in range(arm.players)}
@@ -67,6 +72,8 @@ def render(arm, seed: int, index: int, events, cards, bites) -> str:
         elif code == e.E_RESHUFFLE:
             lines.append(f"  draw pile empty and nobody can play: the {a} cards of the swarm "
                          f"become the new draw pile; the swarm total stays {b}")
+        elif code == e.E_SKIP and b == e.SKIP_STUCK:
+            lines.append(f"  {seat(a)} cannot play {show(a)} and the pile is empty: waits (skipped)")
         elif code == e.E_SKIP:
             lines.append(f"  {seat(a)} has no cards and the pile is empty: skipped")
         elif code == e.E_START:

@@ -57,7 +57,8 @@ GAME = Game(
     ),
     score=Score("tricks won", higher_wins=True),
     max_turns=60,
-    data=(DataInput("deck", "card values: `values = [1, 2, ...]`", parse_deck, DEFAULT_DECK),),
+    data=(DataInput("deck", "card values: `values = [1, 2, ...]`", parse_deck, DEFAULT_DECK,
+                    dump=lambda values: f"values = {list(values)}\n"),),
     rules_doc="tests/toy/rules.md",
 )
 
