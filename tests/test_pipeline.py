@@ -104,7 +104,7 @@ def test_manifest_records_provenance(tmp_path):
     manifest = json.loads((tmp_path / "d" / "study.json").read_text())
     assert manifest["fingerprint"] == study(games=1_000).fingerprint()
     assert manifest["study"]["arms"][0]["policies"] == ["cautious", "trap", "random", "cautious"]
-    assert manifest["games"]["knutten"] == {"version": 1, "score": "bites", "higher_score_wins": False}
+    assert manifest["games"]["knutten"] == {"version": 2, "score": "bites", "higher_score_wins": False}
     prov = manifest["provenance"]
     assert prov["packages"]["numba"] and prov["packages"]["pyarrow"] and prov["python"]
 
