@@ -72,7 +72,7 @@ def start_ray(workers: int | None, address: str | None) -> None:
     if address:
         ray.init(address=address, logging_level="ERROR", log_to_driver=False)
     else:
-        ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False,
+        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
                  logging_level="ERROR", log_to_driver=False)
 
 
