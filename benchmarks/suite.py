@@ -854,7 +854,7 @@ class Suite:
         self._ray_stop()
         c0 = self.calibration.sample(1)[0]
         t0 = time.perf_counter()
-        ray.init(num_cpus=cpus, include_dashboard=False, logging_level="ERROR",
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, logging_level="ERROR",
                  log_to_driver=False)
         self.ray_init.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
