@@ -66,7 +66,47 @@ def test_study_file_runs_every_arm(capsys, tmp_path):
     counts = pl.read_parquet(tmp_path / "d" / "*" / "*.parquet").group_by("arm").len()
     assert dict(counts.iter_rows()) == {"on": 1500, "off": 1500, "small": 1500}
     manifest = json.loads((tmp_path / "d" / "study.json").read_text())
-    assert manifest["study"]["arms"][2]["deck"][0] == [0, 1, 6, 4]
+    deck = manifest["study"]["arms"][2]["data"]["deck"]
+    assert (tmp_path / "d" / deck["file"]).read_bytes() == (ROOT / "examples" / "small-deck.toml").read_bytes()
+
+
+def test_knutten_with_seat_parameters_and_a_data_deck_from_the_command_line(capsys, tmp_path):
+    out_dir = tmp_path / "k"
+    seats = "cautious:start=self,cautious,trap:start=next,random"
+    deck = str(ROOT / "examples" / "small-deck.toml")
+    code, out, err = run(capsys, "run", "knutten", "--players", "4", "--policy", seats,
+                         "--data", f"deck={deck}", "--games", "2000", "--batch-size", "1000",
+                         "--seed", "8", "--workers", "0", "--out", str(out_dir))
+    assert code == 0, err
+    assert "policies cautious(start=self),cautious,trap(start=next),random" in out
+    arm = json.loads((out_dir / "study.json").read_text())["study"]["arms"][0]
+    assert arm["seats"][0] == {"policy": "cautious", "params": {"start": "self"}}
+    assert arm["seats"][3] == {"policy": "random", "params": {}}
+    assert (out_dir / arm["data"]["deck"]["file"]).read_text() == Path(deck).read_text()
+    code, from_dataset, _ = run(capsys, "trace", "--dataset", str(out_dir), "--index", "3")
+    code2, from_options, _ = run(capsys, "trace", "knutten", "--players", "4", "--policy", seats,
+                                 "--deck", deck, "--seed", "8", "--index", "3")
+    assert code == code2 == 0 and from_dataset == from_options
+    assert "Deck: 23 cards including John Knut" in from_dataset
+
+
+def test_knutten_start_example_study_file(tmp_path):
+    """examples/knutten-start.toml: per-seat tables with a player parameter and a data deck."""
+    from dataclasses import replace
+
+    from pipelines.run import run_study
+    from sim.spec import StudySpec
+
+    spec = StudySpec.from_toml(ROOT / "examples" / "knutten-start.toml")
+    assert spec.arm("self").labels == ("cautious(start=self)",) * 4
+    mixed = spec.arm("small-deck-self-first")
+    assert mixed.labels == ("cautious(start=self)", "cautious", "cautious", "trap")
+    assert sum(copies for *_, copies in mixed.data_value("deck")) == 22
+    small = replace(spec, games=400, batch_size=400, arms=(spec.arm("most-bites"), mixed))
+    run_study(small, tmp_path / "s", workers=0, progress=False)
+    rows = pl.read_parquet(tmp_path / "s" / "*" / "*.parquet")
+    assert dict(rows.group_by("arm").len().iter_rows()) == {"most-bites": 400,
+                                                             "small-deck-self-first": 400}
 
 
 BAD = [
@@ -78,7 +118,7 @@ BAD = [
     (["run", "knutten", "--rule", "john_knut=maybe"], "john_knut='maybe'"),
     (["run", "knutten", "--rule", "threshold"], "expected NAME=VALUE"),
     (["run", "knutten", "--policy", "genius"], "unknown policy 'genius'"),
-    (["run", "knutten", "--policy", "random,trap"], "2 names for 4 seats"),
+    (["run", "knutten", "--policy", "random,trap"], "2 entries for 4 seats"),
     (["run", "knutten", "--deck", "/no/such/deck.toml"], "does not exist"),
     (["run", "knutten", "--players", "8", "--deck", str(ROOT / "examples" / "small-deck.toml")],
      "need at least 25"),
