@@ -137,7 +137,7 @@ EV_CIRCLE = 8  # seat answers in the Vicieuze cirkel: a=answer number, b=1 ok / 
 EV_READ = 9  # seat reads category c (card a, slot b); d=breadth*100; e=1 remise; f=1 Grote Kans
 EV_ANSWER = 10  # seat plays card a with letter b at c ms: d=1 correct, e=1 within the tie window of the fastest
 EV_PASS = 11  # seat has no answer within the time limit
-EV_WRONG = 12  # seat's answer was wrong: card a back on hand, draws b (-1: no card left)
+EV_WRONG = 12  # seat's answer was wrong: card a back on hand (the penalty card follows)
 EV_REMISE = 13  # a=mask of the tied seats
 EV_WIN = 14  # seat wins the category with card a (letter b) at c ms
 EV_FOLLOW = 15  # seat discards one more card of kind a (follow-up answer) at c ms after the first

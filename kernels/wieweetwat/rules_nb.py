@@ -361,9 +361,9 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     add_card_nb(hands, hand_n, s, pending[s])
                     pending[s] = -1
                 seat_stats[s, SS_WRONG] += 1
-                drawn = penalty_nb(seed, game, rnd, s, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
-                                   trace, at)
-                ev_nb(trace, at, EV_WRONG, s, back, drawn, 0, 0, 0, 0)
+                ev_nb(trace, at, EV_WRONG, s, back, 0, 0, 0, 0, 0)
+                penalty_nb(seed, game, rnd, s, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
+                           trace, at)
                 if times[s] < first_wrong_t:
                     first_wrong_t = times[s]
                     step_wrong = s
