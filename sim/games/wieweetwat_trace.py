@@ -119,7 +119,7 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             lines.append(f"Seat {seat} has no letter cards left and wins round {a} "
                          f"({b} round{'s' if b != 1 else ''} won)")
         elif code == e.EV_WINNER:
-            lines += ["", f"Winner: seat {seat} with {a} rounds"]
+            lines += ["", f"Winner: seat {seat} with {a} round{'s' if a != 1 else ''}"]
     flush()
     return "\n".join(lines) + "\n"
 
