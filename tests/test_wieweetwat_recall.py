@@ -134,21 +134,17 @@ def test_a_remise_answers_with_its_letter_only():
 
 
 def test_the_joker_comes_after_the_patience_when_the_letters_fail():
-    """A hand of one rare letter and a joker: the joker answers at max(patience, Exp(rate)) unless
-    the letter came first; its letter is drawn by the shares."""
+    """A hand of one rare letter and a joker: the joker answers at patience + Exp(rate) unless the
+    letter X ~ Exp(r_x) came first; given the joker, the time after the patience is
+    Exp(rate + r_x) (X is memoryless); its letter is drawn by the shares."""
     h = hand("u", www=1)
     rate, patience = 1.0, 2.0
     times, kinds, letters = answers_nb(streams(8), h, -1, rate, SHARE, True, patience, 1e9, N)
     joker = kinds == WWW
     r_x = SHARE[LETTERS.index("u")] * rate
-    # the letter comes first with chance P(X < J), X ~ Exp(r_x), J = max(patience, Exp(rate)):
-    # 1 - E[exp(-r_x J)]
-    p_letter = 1 - (1 - math.exp(-rate * patience)) * math.exp(-r_x * patience) - \
-        rate / (rate + r_x) * math.exp(-(rate + r_x) * patience)
+    p_letter = 1 - math.exp(-r_x * patience) * rate / (rate + r_x)
     assert (~joker).mean() == pytest.approx(p_letter, abs=4 * math.sqrt(p_letter / N))
-    assert times[joker].min() >= patience
-    assert (times[joker] == patience).mean() == pytest.approx(
-        (1 - math.exp(-rate * patience)) * math.exp(-r_x * patience) / (1 - p_letter), abs=0.02)
+    assert stats.kstest(times[joker] - patience, "expon", args=(0, 1 / (rate + r_x))).pvalue > 0.001
     observed = np.bincount(letters[joker], minlength=26)
     assert stats.chisquare(observed, joker.sum() * SHARE / SHARE.sum()).pvalue > 0.001
 

@@ -111,8 +111,8 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
     `rate` is the player's rate over all letters (player_rate_nb). `restrict` is -1 for a free
     answer from the hand, a letter for a remise with that letter card, WWW for a remise with a
     joker. A free answer plays the hand's letter that comes first; the Wie Weet Wat card (if held)
-    answers as a joker with any letter, but only once the player has been stuck for `patience`
-    seconds when `joker_stuck_only` (a player who keeps it for counter-attacks uses it only when it
+    answers as a joker with any letter, at `patience` seconds plus an exponential time (the player
+    turns to any-letter words once its letters failed that long) when `joker_stuck_only` (a player who keeps it for counter-attacks uses it only when it
     is all that is left in the hand)."""
     if restrict >= 0:
         if restrict == WWW:
@@ -128,9 +128,9 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
     t_hand = exponential_nb(rngs, i, rate * total)
     t_joker = NO_TIME
     if hands[i, WWW] > 0 and (joker_stuck_only or total <= 0.0):
-        t_joker = exponential_nb(rngs, i, rate)
-        if total > 0.0 and t_joker < patience:
-            t_joker = patience  # it only comes out once the letters failed for `patience` seconds
+        # with letters in hand, the player looks for any-letter words only once its letters have
+        # failed for `patience` seconds
+        t_joker = exponential_nb(rngs, i, rate) + (patience if total > 0.0 else 0.0)
     if t_hand <= t_joker:
         if t_hand > time_limit:
             return NO_TIME, -1, -1
