@@ -142,9 +142,10 @@ PLAYER_PARAMS = (
     ChoiceParam("shed", "earliest", ("earliest", "hardest"), "Grote Kans's extra cards: the "
                 "letters whose answers come first, or the rarest initial letters first (the hardest "
                 "to shed later)", "text: Grote Kans 'Dat mogen ook andere letters zijn'; " + DOC),
-    ChoiceParam("target", "fewest_cards", ("fewest_cards", "most_cards", "random"), "whom Te veel "
-                "keuze takes a card from: the opponent with the fewest cards, the most, or a random "
-                "one (never a last card while another opponent has more)",
+    ChoiceParam("target", "most_cards", ("fewest_cards", "most_cards", "random"), "whom Te veel "
+                "keuze takes a card from: the opponent with the most cards (taking a card helps its "
+                "owner, so the one furthest from winning), the fewest, or a random one (never a last "
+                "card while another opponent has more)",
                 "text: 'Je pakt een letterkaart van een andere speler naar keuze'; " + DOC),
 )
 
