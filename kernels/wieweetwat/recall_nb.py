@@ -66,9 +66,8 @@ def player_rate_nb(breadth, vocabulary, speed):
 def hand_share_nb(hands, s, share):
     """The summed share of the distinct letters in a hand (the Wie Weet Wat card not counted)."""
     total = 0.0
-    for letter in range(N_LETTERS):
-        if hands[s, letter] > 0:
-            total += share[letter]
+    for letter in range(N_LETTERS):  # branch-free: which letters a hand holds is unpredictable
+        total += share[letter] * (hands[s, letter] > 0)
     return total
 
 
@@ -78,9 +77,10 @@ def pick_hand_letter_nb(rngs, i, hands, share, total):
     x = uniform01_nb(rngs, i) * total
     last = -1
     for letter in range(N_LETTERS):
-        if hands[i, letter] > 0:
+        held = hands[i, letter] > 0
+        x -= share[letter] * held
+        if held:
             last = letter
-            x -= share[letter]
             if x < 0.0:
                 return letter
     return last  # rounding: the last letter present
