@@ -11,7 +11,11 @@ import pytest
 from kernels.wieweetwat import enums as E
 from sim.errors import SpecError
 from sim.games.wieweetwat import (
-    DEFAULT_LETTERS, INITIAL_SHARE, default_categories, parse_categories, parse_letters,
+    DEFAULT_LETTERS,
+    INITIAL_SHARE,
+    default_categories,
+    parse_categories,
+    parse_letters,
 )
 from sim.registry import games
 from sim.spec import ArmSpec

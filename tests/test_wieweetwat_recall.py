@@ -12,9 +12,13 @@ import pytest
 from scipy import stats
 
 from kernels.jit import njit
-from kernels.wieweetwat.enums import NO_TIME, N_KINDS, WWW
+from kernels.wieweetwat.enums import N_KINDS, NO_TIME, WWW
 from kernels.wieweetwat.recall_nb import (
-    exponential_nb, first_answer_nb, follow_up_count_nb, kth_arrival_nb, pick_any_letter_nb,
+    exponential_nb,
+    first_answer_nb,
+    follow_up_count_nb,
+    kth_arrival_nb,
+    pick_any_letter_nb,
 )
 from sim.games.wieweetwat import INITIAL_SHARE, LETTERS
 

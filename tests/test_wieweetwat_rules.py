@@ -8,14 +8,24 @@ import pytest
 
 from kernels.wieweetwat import enums as E
 from kernels.wieweetwat.actions_nb import (
-    circle_nb, pechvogel_partner_nb, rotonde_nb, swap_hands_nb, take_card_nb,
+    circle_nb,
+    pechvogel_partner_nb,
+    rotonde_nb,
+    swap_hands_nb,
+    take_card_nb,
     verkiezingspartij_nb,
 )
 from kernels.wieweetwat.piles_nb import (
-    draw_category_card_nb, draw_letter_nb, end_turn_nb, letters_conserved_nb,
+    draw_category_card_nb,
+    draw_letter_nb,
+    end_turn_nb,
+    letters_conserved_nb,
 )
 from kernels.wieweetwat.policies_nb import (
-    choose_category_nb, choose_extras_nb, choose_target_nb, wants_counter_nb,
+    choose_category_nb,
+    choose_extras_nb,
+    choose_target_nb,
+    wants_counter_nb,
 )
 from kernels.wieweetwat.rules_nb import leader_nb, round_winner_nb
 from sim.games.wieweetwat import INITIAL_SHARE, LETTERS

@@ -91,8 +91,9 @@ def swap_hands_nb(hands, hand_n, a, b):
 @njit
 def circle_nb(seat_rng, reader, n, breadth, rates, seat_f, pool, time_limit, trace, at):
     """Vicieuze cirkel: the reader answers first, then every player clockwise names a new answer, any
-    initial letter. Player p's rate is breadth x vocabulary x speed (rates[p] = vocabulary x speed) x (1 - answers so far / (breadth x pool)): the category's common answers run out. A player
-    with no new answer within the time limit, or whose answer is wrong (a repeat), fails. Returns
+    initial letter. Player p's rate is breadth x rates[p] (vocabulary x speed) x (1 - answers so far
+    / (breadth x pool)): the category's common answers run out. A player with no new answer
+    within the time limit, or whose answer is wrong (a repeat), fails. Returns
     (the failing seat, answers given)."""
     words = breadth * pool
     given = 0

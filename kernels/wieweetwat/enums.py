@@ -131,18 +131,20 @@ EV_ROUND = 2  # seat=first reader, a=round (1-based)
 EV_CARD = 3  # seat holds a card of kind a (b=0 dealt, b=1 left at the round's end)
 EV_RESHUFFLE = 4  # a=0 letter discards, a=1 category discards; b=cards shuffled into the pile
 EV_DRAW_ACTION = 5  # seat (the reader) draws action card a (kind)
-EV_ACTION = 6  # seat executes action a: b=target (-1), c=own hand before, d=after, e=leader, f=leader's change
+EV_ACTION = 6  # seat carries out action a: b=target (-1), c/d=own hand before/after, e=leader,
+#               f=the leader's change
 EV_MOVE = 7  # card of kind c moves from seat a to seat b (an action)
 EV_CIRCLE = 8  # seat answers in the Vicieuze cirkel: a=answer number, b=1 ok / 0 fails, c=ms
 EV_READ = 9  # seat reads category c (card a, slot b); d=breadth*100; e=1 remise; f=1 Grote Kans
-EV_ANSWER = 10  # seat plays card a with letter b at c ms: d=1 correct, e=1 within the tie window of the fastest
+EV_ANSWER = 10  # seat's answer: card a, letter b, at c ms; d=1 correct; e=1 said (not after the
+#                fastest correct answer's tie window)
 EV_PASS = 11  # seat has no answer within the time limit
 EV_WRONG = 12  # seat's answer was wrong: card a back on hand (the penalty card follows)
 EV_REMISE = 13  # a=mask of the tied seats
 EV_WIN = 14  # seat wins the category with card a (letter b) at c ms
 EV_FOLLOW = 15  # seat discards one more card of kind a (follow-up answer) at c ms after the first
 EV_EXTRA = 16  # Grote Kans: seat discards extra card a at c ms
-EV_COUNTER = 17  # seat counter-attacks seat a with letter b at c ms: d=1 correct; e=card the penalised player draws
+EV_COUNTER = 17  # seat counter-attacks seat a with letter b at c ms: d=1 correct (a penalty follows)
 EV_PENALTY = 18  # seat draws penalty card a (-1: the piles are empty)
 EV_NOBODY = 19  # nobody answered correctly; a=next reader
 EV_ROUND_END = 20  # seat wins round a; b=rounds won

@@ -8,13 +8,19 @@ from extra_stream_nb(seed, game, k). Category cards drawn in a reader's turn sta
 turn ends (they go to the discards then); only when the pile and the discards are both empty are the
 cards in use shuffled back too.
 """
-import numpy as np
 
 from kernels.jit import inline, njit
 from kernels.rng_nb import deal_stream_nb, extra_stream_nb, next_word_nb, uniform_nb
 from kernels.wieweetwat.enums import (
-    N_KINDS, PN_CAT_DISCARDS, PN_CAT_IN_USE, PN_CAT_PILE, PN_CAT_SHUFFLES, PN_LETTER_DISCARDS,
-    PN_LETTER_PILE, PN_LETTER_SHUFFLES, RESHUFFLE_STRIDE,
+    N_KINDS,
+    PN_CAT_DISCARDS,
+    PN_CAT_IN_USE,
+    PN_CAT_PILE,
+    PN_CAT_SHUFFLES,
+    PN_LETTER_DISCARDS,
+    PN_LETTER_PILE,
+    PN_LETTER_SHUFFLES,
+    RESHUFFLE_STRIDE,
 )
 from kernels.wieweetwat.recall_nb import randint_at_nb
 
@@ -99,7 +105,8 @@ def draw_letter_nb(seed, game, rnd, pile, discards, pile_n):
         for i in range(m):
             pile[i] = discards[i]
         pile_n[PN_LETTER_SHUFFLES] += 1
-        shuffle_from_nb(deal_stream_nb(seed, game, rnd + pile_n[PN_LETTER_SHUFFLES] * RESHUFFLE_STRIDE), pile, m)
+        stream = deal_stream_nb(seed, game, rnd + pile_n[PN_LETTER_SHUFFLES] * RESHUFFLE_STRIDE)
+        shuffle_from_nb(stream, pile, m)
         pile_n[PN_LETTER_PILE] = m
         pile_n[PN_LETTER_DISCARDS] = 0
         shuffled = m

@@ -11,23 +11,58 @@ data = (letter cards per kind int64[27] (the Wie Weet Wat cards' entry is ignore
 wie_weet_wat_cards says how many), the letters' shares float64[26], the category breadths
 float64[4 * category cards]).
 """
-import numpy as np
 
 from kernels.jit import kernel, njit
 from kernels.rng_nb import seat_stream_nb
-from kernels.status import BAD_ARGS, CARDS_LOST, INVARIANT, OK, TOO_LONG, TRACE_FULL
+from kernels.status import BAD_ARGS, OK, TRACE_FULL
 from kernels.wieweetwat.enums import (
-    AS_DRAWN, AS_LEADER_CHANGE, AS_SELF_CHANGE, CATEGORIES_PER_CARD, EV_CARD, EV_END, EV_GAME,
-    EV_ROUND, EV_ROUND_END, EV_WINNER, GS_ACTIONS, GS_CATEGORIES, GS_FIRST_READER_WINS, GS_PASSES,
-    GS_REMISES, MAX_PLAYERS, MAX_QUEUE, MAX_TURNS, MIN_PLAYERS, N_ACTION_STATS, N_ACTIONS,
-    N_GAME_STATS, N_KINDS, N_LETTERS, N_PILE_N, N_POLICIES, N_RULES_F, N_RULES_I, N_SEAT_STATS,
-    R_ACTION_FIRST, R_HAND_SIZE, R_ROUNDS_TO_WIN, R_WWW_CARDS, RF_TIME_LIMIT, SEAT_F_ORDER,
-    SEAT_I_ORDER, SF_SPEED, SF_VOCABULARY, SS_CARDS_SHED, SS_CATEGORIES_WON, SS_COUNTER_ATTACKED,
-    SS_COUNTER_ATTACKS, SS_JOKERS, SS_PENALTY_CARDS, SS_WRONG, SS_WWW_ROUNDS, SS_WWW_ROUNDS_WON,
-    TRACE_WIDTH, WWW,
+    AS_DRAWN,
+    AS_LEADER_CHANGE,
+    AS_SELF_CHANGE,
+    CATEGORIES_PER_CARD,
+    EV_CARD,
+    EV_END,
+    EV_GAME,
+    EV_ROUND,
+    EV_ROUND_END,
+    EV_WINNER,
+    GS_ACTIONS,
+    GS_CATEGORIES,
+    GS_FIRST_READER_WINS,
+    GS_PASSES,
+    GS_REMISES,
+    MAX_PLAYERS,
+    MAX_QUEUE,
+    MIN_PLAYERS,
+    N_ACTIONS,
+    N_KINDS,
+    N_LETTERS,
+    N_POLICIES,
+    N_RULES_F,
+    N_RULES_I,
+    R_ACTION_FIRST,
+    R_HAND_SIZE,
+    R_ROUNDS_TO_WIN,
+    R_WWW_CARDS,
+    RF_TIME_LIMIT,
+    SEAT_F_ORDER,
+    SEAT_I_ORDER,
+    SF_SPEED,
+    SF_VOCABULARY,
+    SS_CARDS_SHED,
+    SS_CATEGORIES_WON,
+    SS_COUNTER_ATTACKED,
+    SS_COUNTER_ATTACKS,
+    SS_JOKERS,
+    SS_PENALTY_CARDS,
+    SS_WRONG,
+    SS_WWW_ROUNDS,
+    SS_WWW_ROUNDS_WON,
+    TRACE_WIDTH,
+    WWW,
 )
 from kernels.wieweetwat.piles_nb import (
-    categories_conserved_nb, deal_round_nb, end_turn_nb, letters_conserved_nb,
+    deal_round_nb,
     shuffle_categories_nb,
 )
 from kernels.wieweetwat.rules_nb import LS_LEFT, LS_SHED, play_round_nb

@@ -11,8 +11,16 @@ The joker decision (`joker_use`, `joker_patience`) is part of the recall model's
 """
 from kernels.jit import inline, njit
 from kernels.wieweetwat.enums import (
-    CATEGORIES_PER_CARD, COUNTER_ALWAYS, COUNTER_LEADER_ONLY, N_LETTERS, NO_TIME, P_SPOILER,
-    P_WIDEST, SHED_HARDEST, TARGET_FEWEST_CARDS, TARGET_MOST_CARDS,
+    CATEGORIES_PER_CARD,
+    COUNTER_ALWAYS,
+    COUNTER_LEADER_ONLY,
+    N_LETTERS,
+    NO_TIME,
+    P_SPOILER,
+    P_WIDEST,
+    SHED_HARDEST,
+    TARGET_FEWEST_CARDS,
+    TARGET_MOST_CARDS,
 )
 from kernels.wieweetwat.recall_nb import randint_at_nb
 

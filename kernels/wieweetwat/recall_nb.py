@@ -112,8 +112,8 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
     answer from the hand, a letter for a remise with that letter card, WWW for a remise with a
     joker. A free answer plays the hand's letter that comes first; the Wie Weet Wat card (if held)
     answers as a joker with any letter, at `patience` seconds plus an exponential time (the player
-    turns to any-letter words once its letters failed that long) when `joker_stuck_only` (a player who keeps it for counter-attacks uses it only when it
-    is all that is left in the hand)."""
+    turns to any-letter words once its letters failed that long) when `joker_stuck_only`; a player
+    who keeps it for counter-attacks uses it only when it is all that is left in the hand."""
     if restrict >= 0:
         if restrict == WWW:
             t = exponential_nb(rngs, i, rate)

@@ -12,32 +12,96 @@ SS_*, AS_*, GS_*).
 import numpy as np
 
 from kernels.jit import inline, njit
+from kernels.status import CARDS_LOST, INVARIANT, OK, TOO_LONG
 from kernels.wieweetwat.actions_nb import (
-    circle_nb, left_of_nb, pechvogel_partner_nb, rotonde_nb, swap_hands_nb, take_card_nb,
+    circle_nb,
+    left_of_nb,
+    pechvogel_partner_nb,
+    rotonde_nb,
+    swap_hands_nb,
+    take_card_nb,
     verkiezingspartij_nb,
 )
 from kernels.wieweetwat.enums import (
-    A_GROTE_KANS, A_PECHVOGEL, A_ROTONDE, A_TE_VEEL_KEUZE, A_VERKIEZINGSPARTIJ, A_VERLOREN_GELUK,
-    A_VICIEUZE_CIRKEL, AS_DRAWN, AS_LEADER_CHANGE, AS_SELF_CHANGE, CATEGORIES_PER_CARD,
-    EV_ACTION, EV_ANSWER, EV_COUNTER, EV_DRAW_ACTION, EV_EXTRA, EV_FOLLOW, EV_NOBODY, EV_PASS,
-    EV_PENALTY, EV_READ, EV_REMISE, EV_RESHUFFLE, EV_WIN, EV_WRONG, GS_ACTIONS, GS_CATEGORIES,
-    GS_PASSES, GS_REMISES, JOKER_WHEN_STUCK, MAX_QUEUE, MAX_TURNS, N_LETTERS, NO_TIME, R_COUNTER_ATTACKS,
-    R_GROTE_KANS_CARDS, R_READER_AFTER_WRONG, READ_WRONG_ANSWERER, RF_CIRCLE_POOL,
-    RF_COUNTER_WINDOW, RF_FOLLOW_TIME, RF_GROTE_KANS_SECONDS, RF_TIE_WINDOW, RF_TIME_LIMIT,
-    SF_ERROR_RATE, SF_JOKER_PATIENCE, SI_COUNTER, SI_JOKER_USE, SI_SHED, SI_TARGET,
-    SS_CARDS_SHED, SS_CATEGORIES_WON, SS_COUNTER_ATTACKED, SS_COUNTER_ATTACKS, SS_JOKERS,
-    SS_PENALTY_CARDS, SS_WRONG, WWW,
+    A_GROTE_KANS,
+    A_PECHVOGEL,
+    A_ROTONDE,
+    A_TE_VEEL_KEUZE,
+    A_VERKIEZINGSPARTIJ,
+    A_VERLOREN_GELUK,
+    A_VICIEUZE_CIRKEL,
+    AS_DRAWN,
+    AS_LEADER_CHANGE,
+    AS_SELF_CHANGE,
+    CATEGORIES_PER_CARD,
+    EV_ACTION,
+    EV_ANSWER,
+    EV_COUNTER,
+    EV_DRAW_ACTION,
+    EV_EXTRA,
+    EV_FOLLOW,
+    EV_NOBODY,
+    EV_PASS,
+    EV_PENALTY,
+    EV_READ,
+    EV_REMISE,
+    EV_RESHUFFLE,
+    EV_WIN,
+    EV_WRONG,
+    GS_ACTIONS,
+    GS_CATEGORIES,
+    GS_PASSES,
+    GS_REMISES,
+    JOKER_WHEN_STUCK,
+    MAX_QUEUE,
+    MAX_TURNS,
+    N_LETTERS,
+    NO_TIME,
+    R_COUNTER_ATTACKS,
+    R_GROTE_KANS_CARDS,
+    R_READER_AFTER_WRONG,
+    READ_WRONG_ANSWERER,
+    RF_CIRCLE_POOL,
+    RF_COUNTER_WINDOW,
+    RF_FOLLOW_TIME,
+    RF_GROTE_KANS_SECONDS,
+    RF_TIE_WINDOW,
+    RF_TIME_LIMIT,
+    SF_ERROR_RATE,
+    SF_JOKER_PATIENCE,
+    SI_COUNTER,
+    SI_JOKER_USE,
+    SI_SHED,
+    SI_TARGET,
+    SS_CARDS_SHED,
+    SS_CATEGORIES_WON,
+    SS_COUNTER_ATTACKED,
+    SS_COUNTER_ATTACKS,
+    SS_JOKERS,
+    SS_PENALTY_CARDS,
+    SS_WRONG,
+    WWW,
 )
-from kernels.status import CARDS_LOST, INVARIANT, OK, TOO_LONG
 from kernels.wieweetwat.piles_nb import (
-    add_card_nb, categories_conserved_nb, discard_letter_nb, draw_category_card_nb,
-    draw_letter_nb, end_turn_nb, letters_conserved_nb, remove_card_nb,
+    add_card_nb,
+    categories_conserved_nb,
+    discard_letter_nb,
+    draw_category_card_nb,
+    draw_letter_nb,
+    end_turn_nb,
+    letters_conserved_nb,
+    remove_card_nb,
 )
 from kernels.wieweetwat.policies_nb import (
-    choose_category_nb, choose_extras_nb, choose_target_nb, wants_counter_nb,
+    choose_category_nb,
+    choose_extras_nb,
+    choose_target_nb,
+    wants_counter_nb,
 )
 from kernels.wieweetwat.recall_nb import (
-    exponential_nb, first_answer_nb, is_wrong_nb,
+    exponential_nb,
+    first_answer_nb,
+    is_wrong_nb,
 )
 from kernels.wieweetwat.trace_nb import ev_nb, ms_nb
 
@@ -404,24 +468,26 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 ev_nb(trace, at, EV_WIN, winner, kind, letter, ms_nb(times[winner]), 0, 0, 0)
                 rate = b * rates[winner]
                 if kind != WWW:
-                    follow_ups_nb(seat_rng, winner, kind, rate * share[kind], rule_f[RF_FOLLOW_TIME], hands,
-                                  hand_n, ldisc, pile_n, seat_stats, letter_stats, trace, at)
+                    follow_ups_nb(seat_rng, winner, kind, rate * share[kind],
+                                  rule_f[RF_FOLLOW_TIME], hands, hand_n, ldisc, pile_n, seat_stats,
+                                  letter_stats, trace, at)
                 if grote:
                     grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
-                                         rule_f[RF_GROTE_KANS_SECONDS], rule_i[R_GROTE_KANS_CARDS], hands,
-                                         hand_n, ldisc, pile_n, seat_stats, letter_stats, letter_times, chosen, trace,
-                                         at)
+                                         rule_f[RF_GROTE_KANS_SECONDS], rule_i[R_GROTE_KANS_CARDS],
+                                         hands, hand_n, ldisc, pile_n, seat_stats, letter_stats,
+                                         letter_times, chosen, trace, at)
                 if rule_i[R_COUNTER_ATTACKS] != 0:
-                    counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i, seat_f,
-                                      rates, b, share, hands, hand_n, lpile, ldisc, pile_n, seat_rng,
-                                      seat_stats, letter_stats, trace, at)
+                    counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i,
+                                      seat_f, rates, b, share, hands, hand_n, lpile, ldisc, pile_n,
+                                      seat_rng, seat_stats, letter_stats, trace, at)
             # the others take their cards back
             for s in range(n):
                 if pending[s] >= 0:
                     add_card_nb(hands, hand_n, s, pending[s])
                     pending[s] = -1
             nxt = reader
-            if first_wrong >= 0 and (rule_i[R_READER_AFTER_WRONG] == READ_WRONG_ANSWERER or winner < 0):
+            if first_wrong >= 0 and (rule_i[R_READER_AFTER_WRONG] == READ_WRONG_ANSWERER
+                                     or winner < 0):
                 nxt = first_wrong
             elif winner >= 0:
                 nxt = winner

@@ -7,8 +7,19 @@ import numpy as np
 
 from kernels.jit import njit
 from kernels.wieweetwat.enums import (
-    MAX_PLAYERS, MAX_QUEUE, N_ACTION_STATS, N_ACTIONS, N_GAME_STATS, N_KINDS, N_LETTERS,
-    N_PILE_N, N_RULES_F, N_RULES_I, N_SEAT_STATS, SEAT_F_ORDER, SEAT_I_ORDER,
+    MAX_PLAYERS,
+    MAX_QUEUE,
+    N_ACTION_STATS,
+    N_ACTIONS,
+    N_GAME_STATS,
+    N_KINDS,
+    N_LETTERS,
+    N_PILE_N,
+    N_RULES_F,
+    N_RULES_I,
+    N_SEAT_STATS,
+    SEAT_F_ORDER,
+    SEAT_I_ORDER,
 )
 
 MAX_LETTER_CARDS = 216  # the letters data input allows 200, the rule wie_weet_wat_cards 8

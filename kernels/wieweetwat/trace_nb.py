@@ -2,7 +2,7 @@
 every call compile to nothing; `at` is a one-element int64 array holding the next row."""
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import njit
 
 
 @njit
