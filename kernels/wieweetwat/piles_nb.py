@@ -1,0 +1,209 @@
+"""The letter pile, the category pile and the hands (rows of counts per card kind).
+
+Piles are stacks: pile[0 .. n) with the top card at n-1. When a pile runs out its discards are
+shuffled into a new pile (RULINGS.md: "Where a pile runs out, reshuffle the discards"). The letter
+pile of round r is shuffled from deal_stream_nb(seed, game, r), its j-th reshuffle in that round from
+deal_stream_nb(seed, game, r + j * RESHUFFLE_STRIDE); the category deck's k-th shuffle in the game
+from extra_stream_nb(seed, game, k). Category cards drawn in a reader's turn stay "in use" until the
+turn ends (they go to the discards then); only when the pile and the discards are both empty are the
+cards in use shuffled back too.
+"""
+
+from kernels.jit import inline, njit
+from kernels.rng_nb import deal_stream_nb, extra_stream_nb, next_word_nb, uniform_nb
+from kernels.wieweetwat.enums import (
+    N_KINDS,
+    PN_CAT_DISCARDS,
+    PN_CAT_IN_USE,
+    PN_CAT_PILE,
+    PN_CAT_SHUFFLES,
+    PN_LETTER_DISCARDS,
+    PN_LETTER_PILE,
+    PN_LETTER_SHUFFLES,
+    RESHUFFLE_STRIDE,
+)
+from kernels.wieweetwat.recall_nb import randint_at_nb
+
+
+@njit
+def shuffle_from_nb(state, a, n):
+    """Fisher-Yates shuffle of a[:n] from a stream's initial state (the same order as
+    rng_nb.shuffle_nb on that stream, without an array to hold the state)."""
+    for i in range(n - 1, 0, -1):
+        state, u = next_word_nb(state)
+        j = uniform_nb(u, i + 1)
+        x = a[i]
+        a[i] = a[j]
+        a[j] = x
+
+
+# ------------------------------------------------------------------------------ hands
+
+@njit
+def hand_size_nb(hands, seat):
+    total = 0
+    for kind in range(N_KINDS):
+        total += hands[seat, kind]
+    return total
+
+
+@inline
+def add_card_nb(hands, hand_n, seat, kind):
+    hands[seat, kind] += 1
+    hand_n[seat] += 1
+
+
+@inline
+def remove_card_nb(hands, hand_n, seat, kind):
+    hands[seat, kind] -= 1
+    hand_n[seat] -= 1
+
+
+@njit
+def random_card_nb(rngs, taker, hands, seat):
+    """The kind of a uniformly random card of seat's hand (at least one card; a card taken unseen),
+    drawn from the taker's stream."""
+    i = randint_at_nb(rngs, taker, hand_size_nb(hands, seat))
+    for kind in range(N_KINDS):
+        i -= hands[seat, kind]
+        if i < 0:
+            return kind
+    return -1
+
+
+# ------------------------------------------------------------------------------ the letter pile
+
+@njit
+def deal_round_nb(seed, game, rnd, deck, n_deck, pile, pile_n, hands, hand_n, n, hand_size):
+    """Shuffle every letter card into the pile (round `rnd`'s deal stream) and deal `hand_size`
+    cards to each seat, seat 0 first. The discards start empty."""
+    for i in range(n_deck):
+        pile[i] = deck[i]
+    shuffle_from_nb(deal_stream_nb(seed, game, rnd), pile, n_deck)
+    top = n_deck
+    for s in range(n):
+        hand_n[s] = 0
+        for kind in range(N_KINDS):
+            hands[s, kind] = 0
+        for _ in range(hand_size):
+            top -= 1
+            add_card_nb(hands, hand_n, s, pile[top])
+    pile_n[PN_LETTER_PILE] = top
+    pile_n[PN_LETTER_DISCARDS] = 0
+    pile_n[PN_LETTER_SHUFFLES] = 0
+
+
+@inline
+def draw_letter_nb(seed, game, rnd, pile, discards, pile_n):
+    """The top letter card (its kind), after reshuffling the discards when the pile is empty; -1
+    when both are empty (the card is not drawn). Returns (kind, cards reshuffled or 0)."""
+    shuffled = 0
+    if pile_n[PN_LETTER_PILE] == 0:
+        m = pile_n[PN_LETTER_DISCARDS]
+        if m == 0:
+            return -1, 0
+        for i in range(m):
+            pile[i] = discards[i]
+        pile_n[PN_LETTER_SHUFFLES] += 1
+        stream = deal_stream_nb(seed, game, rnd + pile_n[PN_LETTER_SHUFFLES] * RESHUFFLE_STRIDE)
+        shuffle_from_nb(stream, pile, m)
+        pile_n[PN_LETTER_PILE] = m
+        pile_n[PN_LETTER_DISCARDS] = 0
+        shuffled = m
+    pile_n[PN_LETTER_PILE] -= 1
+    return pile[pile_n[PN_LETTER_PILE]], shuffled
+
+
+@inline
+def discard_letter_nb(discards, pile_n, kind):
+    discards[pile_n[PN_LETTER_DISCARDS]] = kind
+    pile_n[PN_LETTER_DISCARDS] += 1
+
+
+# ------------------------------------------------------------------------------ the category pile
+
+@njit
+def shuffle_categories_nb(seed, game, pile, pile_n, n_cards):
+    """The game's first category pile: every category and action card, shuffled."""
+    for i in range(n_cards):
+        pile[i] = i
+    shuffle_from_nb(extra_stream_nb(seed, game, 0), pile, n_cards)
+    pile_n[PN_CAT_PILE] = n_cards
+    pile_n[PN_CAT_DISCARDS] = 0
+    pile_n[PN_CAT_IN_USE] = 0
+    pile_n[PN_CAT_SHUFFLES] = 0
+
+
+@inline
+def draw_category_card_nb(seed, game, pile, discards, in_use, pile_n):
+    """The top category card (an index into the category deck), kept in use until the turn ends.
+    Returns (card, cards reshuffled or 0)."""
+    shuffled = 0
+    if pile_n[PN_CAT_PILE] == 0:
+        if pile_n[PN_CAT_DISCARDS] == 0:  # everything is in use: shuffle those back
+            end_turn_nb(discards, in_use, pile_n)
+        m = pile_n[PN_CAT_DISCARDS]
+        for i in range(m):
+            pile[i] = discards[i]
+        pile_n[PN_CAT_SHUFFLES] += 1
+        shuffle_from_nb(extra_stream_nb(seed, game, pile_n[PN_CAT_SHUFFLES]), pile, m)
+        pile_n[PN_CAT_PILE] = m
+        pile_n[PN_CAT_DISCARDS] = 0
+        shuffled = m
+    pile_n[PN_CAT_PILE] -= 1
+    card = pile[pile_n[PN_CAT_PILE]]
+    in_use[pile_n[PN_CAT_IN_USE]] = card
+    pile_n[PN_CAT_IN_USE] += 1
+    return card, shuffled
+
+
+@njit
+def end_turn_nb(discards, in_use, pile_n):
+    """The category and action cards used in a reader's turn go to the discards."""
+    for i in range(pile_n[PN_CAT_IN_USE]):
+        discards[pile_n[PN_CAT_DISCARDS]] = in_use[i]
+        pile_n[PN_CAT_DISCARDS] += 1
+    pile_n[PN_CAT_IN_USE] = 0
+
+
+# ------------------------------------------------------------------------------ invariants
+
+@njit
+def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards, pile_n, seen):
+    """Every letter card is in exactly one place: the pile, the discards, a hand, or on the table
+    (a remise's card); hand sizes match the hands."""
+    seen[:] = 0
+    for i in range(pile_n[PN_LETTER_PILE]):
+        seen[pile[i]] += 1
+    for i in range(pile_n[PN_LETTER_DISCARDS]):
+        seen[discards[i]] += 1
+    for s in range(n):
+        total = 0
+        for kind in range(N_KINDS):
+            if hands[s, kind] < 0:
+                return False
+            seen[kind] += hands[s, kind]
+            total += hands[s, kind]
+        if total != hand_n[s]:
+            return False
+        if pending[s] >= 0:
+            seen[pending[s]] += 1
+    for kind in range(N_KINDS):
+        if seen[kind] != deck_counts[kind]:
+            return False
+    return True
+
+
+@njit
+def categories_conserved_nb(n_cards, pile, discards, in_use, pile_n, seen):
+    seen[:] = 0
+    for i in range(pile_n[PN_CAT_PILE]):
+        seen[pile[i]] += 1
+    for i in range(pile_n[PN_CAT_DISCARDS]):
+        seen[discards[i]] += 1
+    for i in range(pile_n[PN_CAT_IN_USE]):
+        seen[in_use[i]] += 1
+    for c in range(n_cards):
+        if seen[c] != 1:
+            return False
+    return True

@@ -1,0 +1,162 @@
+"""The recall model (docs/models/recall.md): a player recalls valid answers for a (category, letter)
+as a Poisson process with rate
+
+    rate = breadth(category) x share(letter) x vocabulary(player) x speed(player)
+
+where share(letter) is the letter's share of Dutch word types (sim/games/wieweetwat_letters.py).
+The first answer comes after an exponential time; the k-th distinct answer at the k-th arrival (a
+Gamma(k, rate) time). Several letters in a hand race each other: the earliest of independent
+exponentials is exponential with the summed rate, and it belongs to letter l with chance
+rate_l / summed rate, which is how it is sampled (two draws, not one per letter). The Wie Weet Wat
+card as a joker may take any initial letter: its rate is breadth x 1 x vocabulary x speed, the
+letter of the answer drawn by the shares.
+
+Every function draws from stream `i` of `rngs` (a uint64 array of stream states, kernels/rng_nb.py:
+the seats' streams, indexed by seat). Hands are rows of `hands` named by their seat: no array views
+in the hot loop (each would cost a reference count).
+"""
+import numpy as np
+
+from kernels.jit import inline, njit
+from kernels.rng_nb import next_word_nb, uniform_nb
+from kernels.wieweetwat.enums import N_LETTERS, NO_TIME, WWW
+
+_S11 = np.uint64(11)
+_UNIT = 1.0 / 9007199254740992.0
+
+
+@inline
+def uniform01_nb(rngs, i):
+    """Uniform float in [0, 1) from stream i of rngs (the same numbers as rng_nb.random_nb)."""
+    rngs[i], u = next_word_nb(rngs[i])
+    return np.float64(u >> _S11) * _UNIT
+
+
+@inline
+def randint_at_nb(rngs, i, n):
+    """Uniform integer in [0, n) from stream i of rngs (the same numbers as rng_nb.randint_nb)."""
+    rngs[i], u = next_word_nb(rngs[i])
+    return uniform_nb(u, n)
+
+
+@inline
+def exponential_nb(rngs, i, rate):
+    """An exponential waiting time with `rate` per second (NO_TIME for a rate of 0)."""
+    if rate <= 0.0:
+        return NO_TIME
+    return -np.log(1.0 - uniform01_nb(rngs, i)) / rate
+
+
+@njit
+def kth_arrival_nb(rngs, i, rate, k):
+    """The time of the k-th arrival of a Poisson process with `rate` (k >= 1): Gamma(k, rate)."""
+    t = 0.0
+    for _ in range(k):
+        t += exponential_nb(rngs, i, rate)
+    return t
+
+
+@njit
+def player_rate_nb(breadth, vocabulary, speed):
+    """A player's rate of answers in a category over all initial letters (the shares sum to 1)."""
+    return breadth * vocabulary * speed
+
+
+@inline
+def hand_share_nb(hands, s, share):
+    """The summed share of the distinct letters in a hand (the Wie Weet Wat card not counted)."""
+    total = 0.0
+    for letter in range(N_LETTERS):  # branch-free: which letters a hand holds is unpredictable
+        total += share[letter] * (hands[s, letter] > 0)
+    return total
+
+
+@inline
+def pick_hand_letter_nb(rngs, i, hands, share, total):
+    """The letter of the earliest answer: letter l of the hand with chance share[l] / total."""
+    x = uniform01_nb(rngs, i) * total
+    last = -1
+    for letter in range(N_LETTERS):
+        held = hands[i, letter] > 0
+        x -= share[letter] * held
+        if held:
+            last = letter
+            if x < 0.0:
+                return letter
+    return last  # rounding: the last letter present
+
+
+@inline
+def pick_any_letter_nb(rngs, i, share):
+    """The initial letter of a joker's answer: letter l with chance share[l] / sum(share)."""
+    total = 0.0
+    for letter in range(N_LETTERS):
+        total += share[letter]
+    x = uniform01_nb(rngs, i) * total
+    last = 0
+    for letter in range(N_LETTERS):
+        if share[letter] > 0.0:
+            last = letter
+            x -= share[letter]
+            if x < 0.0:
+                return letter
+    return last
+
+
+@inline
+def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, patience, time_limit):
+    """A player's first answer to a category: (time, card kind played, initial letter), time NO_TIME
+    for a pass (nothing before `time_limit`).
+
+    `rate` is the player's rate over all letters (player_rate_nb). `restrict` is -1 for a free
+    answer from the hand, a letter for a remise with that letter card, WWW for a remise with a
+    joker. A free answer plays the hand's letter that comes first; the Wie Weet Wat card (if held)
+    answers as a joker with any letter, at `patience` seconds plus an exponential time (the player
+    turns to any-letter words once its letters failed that long) when `joker_stuck_only`; a player
+    who keeps it for counter-attacks uses it only when it is all that is left in the hand."""
+    if restrict >= 0:
+        if restrict == WWW:
+            t = exponential_nb(rngs, i, rate)
+            if t > time_limit:
+                return NO_TIME, restrict, -1
+            return t, WWW, pick_any_letter_nb(rngs, i, share)
+        t = exponential_nb(rngs, i, rate * share[restrict])
+        if t > time_limit:
+            return NO_TIME, restrict, -1
+        return t, restrict, restrict
+    total = hand_share_nb(hands, i, share)
+    t_hand = exponential_nb(rngs, i, rate * total)
+    t_joker = NO_TIME
+    if hands[i, WWW] > 0 and (joker_stuck_only or total <= 0.0):
+        # with letters in hand, the player looks for any-letter words only once its letters have
+        # failed for `patience` seconds
+        t_joker = exponential_nb(rngs, i, rate) + (patience if total > 0.0 else 0.0)
+    if t_hand <= t_joker:
+        if t_hand > time_limit:
+            return NO_TIME, -1, -1
+        letter = pick_hand_letter_nb(rngs, i, hands, share, total)
+        return t_hand, letter, letter
+    if t_joker > time_limit:
+        return NO_TIME, -1, -1
+    return t_joker, WWW, pick_any_letter_nb(rngs, i, share)
+
+
+@inline
+def is_wrong_nb(rngs, i, error_rate):
+    """Whether an answer is wrong (always caught): chance `error_rate`."""
+    return uniform01_nb(rngs, i) < error_rate
+
+
+@njit
+def follow_up_count_nb(rngs, i, letter_rate, copies, window):
+    """How many more cards of the letter follow the first one: the k-th further distinct answer
+    arrives at the k-th arrival of the letter's process after the first answer, and counts while it
+    comes within `window` seconds of it; at most `copies` (the cards of that letter left in hand)."""
+    t = 0.0
+    k = 0
+    while k < copies:
+        t += exponential_nb(rngs, i, letter_rate)
+        if t > window:
+            break
+        k += 1
+    return k

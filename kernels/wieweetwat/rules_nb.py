@@ -1,0 +1,507 @@
+"""The rules of a category and of a reader's turn, on the state the driver owns: drawing penalty
+cards, drawing category cards and carrying out the action cards drawn in a row, the race of answers
+with wrong answers and remises, and what the winner of a category does (discarding, follow-up cards,
+Grote Kans's extra cards, counter-attacks). docs/rules/wieweetwat.md says which sentence of the text
+or which ruling each step implements.
+
+The state: hands[seat, kind] and hand_n[seat]; pending[seat], the card a remise player keeps on the
+table (-1: none); the letter pile and discards, the category pile, discards and cards in use, with
+their sizes in pile_n; the counters seat_stats, action_stats, letter_stats and game_stats (enums
+SS_*, AS_*, GS_*).
+"""
+import numpy as np
+
+from kernels.jit import inline, njit
+from kernels.status import CARDS_LOST, INVARIANT, OK, TOO_LONG
+from kernels.wieweetwat.actions_nb import (
+    circle_nb,
+    left_of_nb,
+    pechvogel_partner_nb,
+    rotonde_nb,
+    swap_hands_nb,
+    take_card_nb,
+    verkiezingspartij_nb,
+)
+from kernels.wieweetwat.enums import (
+    A_GROTE_KANS,
+    A_PECHVOGEL,
+    A_ROTONDE,
+    A_TE_VEEL_KEUZE,
+    A_VERKIEZINGSPARTIJ,
+    A_VERLOREN_GELUK,
+    A_VICIEUZE_CIRKEL,
+    AS_DRAWN,
+    AS_LEADER_CHANGE,
+    AS_SELF_CHANGE,
+    CATEGORIES_PER_CARD,
+    EV_ACTION,
+    EV_ANSWER,
+    EV_COUNTER,
+    EV_DRAW_ACTION,
+    EV_EXTRA,
+    EV_FOLLOW,
+    EV_NOBODY,
+    EV_PASS,
+    EV_PENALTY,
+    EV_READ,
+    EV_REMISE,
+    EV_RESHUFFLE,
+    EV_WIN,
+    EV_WRONG,
+    GS_ACTIONS,
+    GS_CATEGORIES,
+    GS_PASSES,
+    GS_REMISES,
+    JOKER_WHEN_STUCK,
+    MAX_QUEUE,
+    MAX_TURNS,
+    N_LETTERS,
+    NO_TIME,
+    R_COUNTER_ATTACKS,
+    R_GROTE_KANS_CARDS,
+    R_READER_AFTER_WRONG,
+    READ_WRONG_ANSWERER,
+    RF_CIRCLE_POOL,
+    RF_COUNTER_WINDOW,
+    RF_FOLLOW_TIME,
+    RF_GROTE_KANS_SECONDS,
+    RF_TIE_WINDOW,
+    RF_TIME_LIMIT,
+    SF_ERROR_RATE,
+    SF_JOKER_PATIENCE,
+    SI_COUNTER,
+    SI_JOKER_USE,
+    SI_SHED,
+    SI_TARGET,
+    SS_CARDS_SHED,
+    SS_CATEGORIES_WON,
+    SS_COUNTER_ATTACKED,
+    SS_COUNTER_ATTACKS,
+    SS_JOKERS,
+    SS_PENALTY_CARDS,
+    SS_WRONG,
+    WWW,
+)
+from kernels.wieweetwat.piles_nb import (
+    add_card_nb,
+    categories_conserved_nb,
+    discard_letter_nb,
+    draw_category_card_nb,
+    draw_letter_nb,
+    end_turn_nb,
+    letters_conserved_nb,
+    remove_card_nb,
+)
+from kernels.wieweetwat.policies_nb import (
+    choose_category_nb,
+    choose_extras_nb,
+    choose_target_nb,
+    wants_counter_nb,
+)
+from kernels.wieweetwat.recall_nb import (
+    exponential_nb,
+    first_answer_nb,
+    is_wrong_nb,
+)
+from kernels.wieweetwat.trace_nb import ev_nb, ms_nb
+
+LS_LEFT = 0  # letter_stats columns: cards left in hands at the end of each round
+LS_SHED = 1  # cards discarded by their players
+
+
+@inline
+def penalty_nb(seed, game, rnd, seat, hands, hand_n, lpile, ldisc, pile_n, seat_stats, trace, at):
+    """The seat draws a letter card as a penalty (a wrong answer, a counter-attack, the Vicieuze
+    cirkel); nothing when the pile and its discards are both empty. Returns the kind drawn or -1."""
+    kind, shuffled = draw_letter_nb(seed, game, rnd, lpile, ldisc, pile_n)
+    if shuffled:
+        ev_nb(trace, at, EV_RESHUFFLE, -1, 0, shuffled, 0, 0, 0, 0)
+    if kind >= 0:
+        add_card_nb(hands, hand_n, seat, kind)
+        seat_stats[seat, SS_PENALTY_CARDS] += 1
+    ev_nb(trace, at, EV_PENALTY, seat, kind, 0, 0, 0, 0, 0)
+    return kind
+
+
+@inline
+def shed_nb(seat, kind, ldisc, pile_n, seat_stats, letter_stats):
+    """A card the seat got rid of goes to the letter discards."""
+    discard_letter_nb(ldisc, pile_n, kind)
+    seat_stats[seat, SS_CARDS_SHED] += 1
+    letter_stats[kind, LS_SHED] += 1
+
+
+@inline
+def draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at):
+    card, shuffled = draw_category_card_nb(seed, game, cpile, cdisc, cuse, pile_n)
+    if shuffled:
+        ev_nb(trace, at, EV_RESHUFFLE, -1, 1, shuffled, 0, 0, 0, 0)
+    return card
+
+
+@inline
+def round_winner_nb(start, hands_n, pending, n):
+    """The first seat clockwise from `start` with no letter card in hand or on the table, or -1."""
+    for k in range(n):
+        p = (start + k) % n
+        if hands_n[p] == 0 and pending[p] < 0:
+            return p
+    return -1
+
+
+@inline
+def leader_nb(reader, hand_n, n):
+    """The reader's opponent with the fewest letter cards (ties: the first clockwise)."""
+    best = -1
+    for k in range(1, n):
+        p = (reader + k) % n
+        if best < 0 or hand_n[p] < hand_n[best]:
+            best = p
+    return best
+
+
+@inline
+def draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n, queue, trace, at):
+    """The reader draws category cards until a regular one; the action cards drawn on the way join
+    the queue ("Meerdere actiekaarten na elkaar"). Returns (the category card, cards queued or -1
+    for a queue overflow)."""
+    queue_n = 0
+    card = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
+    while card_action[card] >= 0:
+        if queue_n >= MAX_QUEUE:
+            return card, -1
+        queue[queue_n] = card_action[card]
+        queue_n += 1
+        ev_nb(trace, at, EV_DRAW_ACTION, reader, card_action[card], 0, 0, 0, 0, 0)
+        card = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
+    return card, queue_n
+
+
+@njit
+def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, piles, stats, queue,
+                         tmp, trace, at):
+    """The action cards of the queue, one by one in the order drawn, before the category is read.
+    Returns (round winner or -1, Grote Kans or not, status 0 or -1 for a queue overflow). A round
+    that ends during the actions skips the rest of them (they are discarded with the turn's cards).
+    Called only when a turn drew action cards (its arrays then change hands: a few reference
+    counts, paid one turn in six)."""
+    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action = rules
+    hands, hand_n, pending, restrict, pile_n, seat_rng = state
+    lpile, ldisc, cpile, cdisc, cuse = piles
+    seat_stats, action_stats, letter_stats, game_stats = stats
+    grote = False
+    i = 0
+    while i < queue_n:
+        action = queue[i]
+        i += 1
+        action_stats[action, AS_DRAWN] += 1
+        game_stats[GS_ACTIONS] += 1
+        before = hand_n[reader]
+        leader = leader_nb(reader, hand_n, n)
+        leader_before = hand_n[leader]
+        target = -1
+        if action == A_GROTE_KANS:
+            grote = True
+        elif action == A_VICIEUZE_CIRKEL:
+            # a new category card of its own; action cards met on the way join the queue
+            own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
+            while card_action[own] >= 0:
+                if queue_n >= MAX_QUEUE:
+                    return -1, False, -1
+                queue[queue_n] = card_action[own]
+                queue_n += 1
+                ev_nb(trace, at, EV_DRAW_ACTION, reader, card_action[own], 0, 0, 0, 0, 0)
+                own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
+            slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, own)
+            b = breadth[own * CATEGORIES_PER_CARD + slot]
+            ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
+                  np.int64(b * 100.0 + 0.5), 0, 0)
+            target, _ = circle_nb(seat_rng, reader, n, b, rates, seat_f, rule_f[RF_CIRCLE_POOL],
+                                  rule_f[RF_TIME_LIMIT], trace, at)
+            penalty_nb(seed, game, rnd, target, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
+                       trace, at)
+        elif action == A_ROTONDE:
+            rotonde_nb(hands, hand_n, n, tmp)
+        elif action == A_VERKIEZINGSPARTIJ:
+            verkiezingspartij_nb(seat_rng, hands, hand_n, n, tmp, trace, at)
+        elif action == A_VERLOREN_GELUK:
+            target = left_of_nb(reader, n)
+            take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
+        elif action == A_TE_VEEL_KEUZE:
+            target = choose_target_nb(seat_rng, seat_i[reader, SI_TARGET], reader, hand_n, n)
+            take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
+        elif action == A_PECHVOGEL:
+            target = pechvogel_partner_nb(reader, hand_n, n)
+            if target >= 0:
+                swap_hands_nb(hands, hand_n, reader, target)
+        action_stats[action, AS_SELF_CHANGE] += hand_n[reader] - before
+        action_stats[action, AS_LEADER_CHANGE] += hand_n[leader] - leader_before
+        ev_nb(trace, at, EV_ACTION, reader, action, target, before, hand_n[reader], leader,
+              hand_n[leader] - leader_before)
+        won = round_winner_nb(reader, hand_n, pending, n)
+        if won >= 0:
+            return won, grote, 0
+    return -1, grote, 0
+
+
+@inline
+def follow_ups_nb(rngs, seat, letter, rate, window, hands, hand_n, ldisc, pile_n, seat_stats,
+                  letter_stats, trace, at):
+    """More cards of the winning letter, one per further distinct answer (the k-th arrival of the
+    letter's process) within `window` seconds of the first ("Heb je nog meer kaarten met dezelfde
+    letter ... voor elke extra kaart noem je dan een ander juist antwoord")."""
+    t = 0.0
+    while hands[seat, letter] > 0:
+        t += exponential_nb(rngs, seat, rate)
+        if t > window:
+            return
+        remove_card_nb(hands, hand_n, seat, letter)
+        shed_nb(seat, letter, ldisc, pile_n, seat_stats, letter_stats)
+        ev_nb(trace, at, EV_FOLLOW, seat, letter, 0, ms_nb(t), 0, 0, 0)
+
+
+@njit
+def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, hands, hand_n, ldisc, pile_n,
+                         seat_stats, letter_stats, times, chosen, trace, at):
+    """Grote Kans: after winning, up to `most` more letter cards of any letters within `limit`
+    seconds, each with its own answer: every letter still in hand recalls its answer at its own
+    exponential time; the player sheds by its `shed` preference among those that came in time."""
+    for letter in range(N_LETTERS):
+        times[letter] = NO_TIME
+        if hands[seat, letter] > 0:
+            times[letter] = exponential_nb(rngs, seat, rate * share[letter])
+    k = choose_extras_nb(shed, times, share, limit, most, chosen)
+    for j in range(k):
+        letter = chosen[j]
+        remove_card_nb(hands, hand_n, seat, letter)
+        shed_nb(seat, letter, ldisc, pile_n, seat_stats, letter_stats)
+        ev_nb(trace, at, EV_EXTRA, seat, letter, 0, ms_nb(times[letter]), 0, 0, 0)
+
+
+@inline
+def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i, seat_f, rates,
+                      breadth_now, share, hands, hand_n, lpile, ldisc, pile_n, seat_rng, seat_stats,
+                      letter_stats, trace, at):
+    """The Wie Weet Wat card as a counter-attack ("Als tegenaanval"): every other player holding one
+    (not the reader, who plays no card to this category) who wants to recalls a second answer with
+    the winner's initial letter (a joker's chosen letter); the first to find one within the counter
+    window plays it. Correct: the card is discarded and the winner draws a penalty card. Wrong: the
+    attacker keeps the card and draws the penalty."""
+    attacker = -1
+    best = NO_TIME
+    for k in range(1, n):
+        a = (winner + k) % n
+        if a == reader or hands[a, WWW] == 0:
+            continue
+        if not wants_counter_nb(seat_i[a, SI_COUNTER], a, winner, hand_n):
+            continue
+        t = exponential_nb(seat_rng, a, breadth_now * rates[a] * share[letter])
+        if t <= rule_f[RF_COUNTER_WINDOW] and t < best:
+            best = t
+            attacker = a
+    if attacker < 0:
+        return
+    wrong = is_wrong_nb(seat_rng, attacker, seat_f[attacker, SF_ERROR_RATE])
+    if wrong:
+        seat_stats[attacker, SS_WRONG] += 1
+        ev_nb(trace, at, EV_COUNTER, attacker, winner, letter, ms_nb(best), 0, 0, 0)
+        penalty_nb(seed, game, rnd, attacker, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
+                   trace, at)
+        return
+    remove_card_nb(hands, hand_n, attacker, WWW)
+    shed_nb(attacker, WWW, ldisc, pile_n, seat_stats, letter_stats)
+    seat_stats[attacker, SS_COUNTER_ATTACKS] += 1
+    seat_stats[winner, SS_COUNTER_ATTACKED] += 1
+    ev_nb(trace, at, EV_COUNTER, attacker, winner, letter, ms_nb(best), 1, 0, 0)
+    penalty_nb(seed, game, rnd, winner, hands, hand_n, lpile, ldisc, pile_n, seat_stats, trace, at)
+
+
+@njit
+def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratch, checks, trace,
+                  at):
+    """One round, reader's turn after reader's turn until a player has no letter card left. A turn:
+    the card (and its actions), the category, the race of answers and every remise that follows,
+    the winner's discards, counter-attacks; the next reader. Returns (round winner, status: OK, or
+    the kernels/status.py code of what went wrong).
+
+    The driver's arrays come in tuples: rules (rule_i, rule_f, seat_policy, seat_i, seat_f, rates =
+    vocabulary x speed per seat, share, breadth, card_action), state (hands, hand_n, pending,
+    restrict, pile_n, seat_rng), piles (letter pile, letter discards, category pile, category
+    discards, category cards in use), stats (seat_stats, action_stats, letter_stats, game_stats),
+    scratch (times, kinds, letters, wrong, queue, tmp, letter_times, chosen) and checks (deck_counts,
+    seen, checked 0/1). One call per round: arrays handed to a function cost reference counts, so
+    nothing in a turn hands them on but the rare action cards."""
+    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action = rules
+    hands, hand_n, pending, restrict, pile_n, seat_rng = state
+    lpile, ldisc, cpile, cdisc, cuse = piles
+    seat_stats, action_stats, letter_stats, game_stats = stats
+    times, kinds, letters, wrong, queue, tmp, letter_times, chosen = scratch
+    deck_counts, seen, n_cards, checked = checks
+    time_limit = rule_f[RF_TIME_LIMIT]
+    tie = rule_f[RF_TIE_WINDOW]
+    won = -1
+    while won < 0:
+        # ---- one reader's turn
+        active = 0
+        for s in range(n):
+            pending[s] = -1
+            restrict[s] = -1
+            if s != reader:
+                active |= 1 << s
+        remise = False
+        first_wrong = -1
+        winner = -1
+        b = 0.0
+        grote = False
+        while True:
+            # the card (the first, or a remise's new one) and the action cards drawn before it
+            card, queue_n = draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n,
+                                         queue, trace, at)
+            if queue_n < 0:
+                return -1, INVARIANT
+            won = -1
+            if queue_n > 0:
+                won, grote_now, status = carry_out_actions_nb(seed, game, rnd, reader, n, queue_n,
+                                                              rules, state, piles, stats, queue, tmp,
+                                                              trace, at)
+                grote = grote or grote_now
+                if status != 0:
+                    return -1, INVARIANT
+            if won >= 0:  # the round ended during the actions: a remise's cards go back
+                for s in range(n):
+                    if pending[s] >= 0:
+                        add_card_nb(hands, hand_n, s, pending[s])
+                        pending[s] = -1
+                break
+            slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, card)
+            b = breadth[card * CATEGORIES_PER_CARD + slot]
+            game_stats[GS_CATEGORIES] += 1
+            if remise:
+                game_stats[GS_REMISES] += 1
+            ev_nb(trace, at, EV_READ, reader, card, slot, card * CATEGORIES_PER_CARD + slot,
+                  np.int64(b * 100.0 + 0.5), 1 if remise else 0, 1 if grote else 0)
+            best = NO_TIME
+            first_wrong_t = NO_TIME
+            step_wrong = -1
+            for s in range(n):
+                times[s] = NO_TIME
+                wrong[s] = 0
+                if not (active >> s) & 1:
+                    continue
+                t, kind, letter = first_answer_nb(
+                    seat_rng, s, hands, restrict[s], b * rates[s], share,
+                    seat_i[s, SI_JOKER_USE] == JOKER_WHEN_STUCK, seat_f[s, SF_JOKER_PATIENCE],
+                    time_limit)
+                times[s] = t
+                kinds[s] = kind
+                letters[s] = letter
+                if t < NO_TIME:
+                    wrong[s] = 1 if is_wrong_nb(seat_rng, s, seat_f[s, SF_ERROR_RATE]) else 0
+                    if wrong[s] == 0 and t < best:
+                        best = t
+            cutoff = best + tie if best < NO_TIME else time_limit
+            tied = 0
+            n_tied = 0
+            for s in range(n):
+                if not (active >> s) & 1:
+                    continue
+                t = times[s]
+                if t >= NO_TIME:
+                    ev_nb(trace, at, EV_PASS, s, 0, 0, 0, 0, 0, 0)
+                    continue
+                in_window = t <= cutoff
+                if wrong[s] == 0 and in_window:
+                    tied |= 1 << s
+                    n_tied += 1
+                ev_nb(trace, at, EV_ANSWER, s, kinds[s], letters[s], ms_nb(t), 1 - wrong[s],
+                      1 if in_window else 0, 0)
+            # wrong answers said before the fastest correct one was complete: the card back, a penalty
+            for s in range(n):
+                if not (active >> s) & 1 or wrong[s] == 0 or times[s] > cutoff:
+                    continue
+                active &= ~(1 << s)
+                back = kinds[s]
+                if pending[s] >= 0:
+                    add_card_nb(hands, hand_n, s, pending[s])
+                    pending[s] = -1
+                seat_stats[s, SS_WRONG] += 1
+                ev_nb(trace, at, EV_WRONG, s, back, 0, 0, 0, 0, 0)
+                penalty_nb(seed, game, rnd, s, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
+                           trace, at)
+                if times[s] < first_wrong_t:
+                    first_wrong_t = times[s]
+                    step_wrong = s
+            if first_wrong < 0 and step_wrong >= 0:
+                first_wrong = step_wrong
+            if n_tied == 1:
+                for s in range(n):
+                    if (tied >> s) & 1:
+                        winner = s
+                break
+            if n_tied == 0:
+                game_stats[GS_PASSES] += 1
+                if not remise or active == 0:
+                    break
+            else:
+                # a remise: the tied players keep their card on the table and answer a new category
+                # with the same letter (a joker stays a joker)
+                remise = True
+                active = tied
+                for s in range(n):
+                    if (tied >> s) & 1 and pending[s] < 0:
+                        pending[s] = kinds[s]
+                        restrict[s] = kinds[s]
+                        remove_card_nb(hands, hand_n, s, kinds[s])
+                ev_nb(trace, at, EV_REMISE, -1, tied, 0, 0, 0, 0, 0)
+        if won < 0:  # the category was played to its end
+            if winner >= 0:
+                kind = kinds[winner]
+                letter = letters[winner]
+                if pending[winner] >= 0:
+                    pending[winner] = -1
+                else:
+                    remove_card_nb(hands, hand_n, winner, kind)
+                shed_nb(winner, kind, ldisc, pile_n, seat_stats, letter_stats)
+                seat_stats[winner, SS_CATEGORIES_WON] += 1
+                if kind == WWW:
+                    seat_stats[winner, SS_JOKERS] += 1
+                ev_nb(trace, at, EV_WIN, winner, kind, letter, ms_nb(times[winner]), 0, 0, 0)
+                rate = b * rates[winner]
+                if kind != WWW:
+                    follow_ups_nb(seat_rng, winner, kind, rate * share[kind],
+                                  rule_f[RF_FOLLOW_TIME], hands, hand_n, ldisc, pile_n, seat_stats,
+                                  letter_stats, trace, at)
+                if grote:
+                    grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
+                                         rule_f[RF_GROTE_KANS_SECONDS], rule_i[R_GROTE_KANS_CARDS],
+                                         hands, hand_n, ldisc, pile_n, seat_stats, letter_stats,
+                                         letter_times, chosen, trace, at)
+                if rule_i[R_COUNTER_ATTACKS] != 0:
+                    counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i,
+                                      seat_f, rates, b, share, hands, hand_n, lpile, ldisc, pile_n,
+                                      seat_rng, seat_stats, letter_stats, trace, at)
+            # the others take their cards back
+            for s in range(n):
+                if pending[s] >= 0:
+                    add_card_nb(hands, hand_n, s, pending[s])
+                    pending[s] = -1
+            nxt = reader
+            if first_wrong >= 0 and (rule_i[R_READER_AFTER_WRONG] == READ_WRONG_ANSWERER
+                                     or winner < 0):
+                nxt = first_wrong
+            elif winner >= 0:
+                nxt = winner
+            if winner < 0:
+                ev_nb(trace, at, EV_NOBODY, -1, nxt, 0, 0, 0, 0, 0)
+            won = round_winner_nb(winner if winner >= 0 else reader, hand_n, pending, n)
+            reader = nxt
+        end_turn_nb(cdisc, cuse, pile_n)
+        if checked:
+            if not letters_conserved_nb(deck_counts, hands, hand_n, n, pending, lpile, ldisc,
+                                        pile_n, seen):
+                return -1, CARDS_LOST
+            if not categories_conserved_nb(n_cards, cpile, cdisc, cuse, pile_n, seen):
+                return -1, CARDS_LOST
+        if game_stats[GS_CATEGORIES] + game_stats[GS_ACTIONS] > MAX_TURNS:
+            return -1, TOO_LONG
+    return won, OK

@@ -1,0 +1,280 @@
+"""Wie Weet Wat: Kaartspel: registry entry and the thin layer that drives kernels/wieweetwat
+(imported lazily). The players are a recall model (docs/models/recall.md); the rules and every
+decision taken where the text is silent are in docs/rules/wieweetwat.md."""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from sim.contract import GameRunner
+from sim.errors import SpecError
+from sim.games.wieweetwat_letters import DEFAULT_CARDS, INITIAL_SHARE
+from sim.params import BoolParam, ChoiceParam, FloatParam, IntParam
+from sim.registry import Column, DataInput, Game, Policy, Score
+from sim.spec import parse_toml_text
+
+RULINGS = "RULINGS.md, Wie Weet Wat"
+DOC = "docs/rules/wieweetwat.md"
+MODEL = "docs/models/recall.md"
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+ACTIONS = ("grote_kans", "vicieuze_cirkel", "rotonde", "verkiezingspartij", "verloren_geluk",
+           "te_veel_keuze", "pechvogel")  # kernels/wieweetwat/enums.ACTION_ORDER
+ACTION_TEXT = {
+    "grote_kans": "Grote Kans ('De speler die als snelste een letterkaart speelt, mag daarna binnen "
+                  "10 seconden nog 2 extra letterkaarten spelen')",
+    "vicieuze_cirkel": "Vicieuze cirkel ('iedere speler met de klok mee een nieuw antwoord')",
+    "rotonde": "Rotonde ('Iedere speler geeft al zijn letterkaarten met de klok mee door')",
+    "verkiezingspartij": "Verkiezingspartij ('Alle spelers pakken tegelijk een letterkaart van de "
+                         "speler links van zich')",
+    "verloren_geluk": "Verloren geluk ('Je pakt een letterkaart van de speler links van je')",
+    "te_veel_keuze": "Te veel keuze ('Je pakt een letterkaart van een andere speler naar keuze')",
+    "pechvogel": "Pechvogel ('Je ruilt al je letterkaarten met de speler die de meeste "
+                 "letterkaarten op hand heeft')",
+}
+# the default mix of the 10 action cards: the text names the seven actions, not how many of each;
+# docs/rules/wieweetwat.md explains this assumption
+DEFAULT_ACTIONS = {"grote_kans": 2, "vicieuze_cirkel": 2, "rotonde": 1, "verkiezingspartij": 1,
+                   "verloren_geluk": 2, "te_veel_keuze": 1, "pechvogel": 1}
+
+# ------------------------------------------------------------------------------ data inputs
+
+CATEGORY_SEED = 20240601  # the default category list's generator seed
+CATEGORY_CARDS = 50
+BREADTH_MEDIAN = 1.0  # answers per second, any initial letter, for a player of vocabulary 1, speed 1
+BREADTH_SIGMA = 0.6  # of log(breadth)
+BREADTH_MIN, BREADTH_MAX = 0.1, 10.0
+MAX_CATEGORIES = 400
+
+
+def default_categories() -> tuple[tuple[str, float], ...]:
+    """The default 50 cards x 4 categories: breadths drawn from a log-normal distribution (median
+    BREADTH_MEDIAN answers per second, sigma BREADTH_SIGMA of the logarithm) with Python's
+    `random.Random(CATEGORY_SEED)`, rounded to 0.01 and clipped to [BREADTH_MIN, BREADTH_MAX]; the
+    same list on every machine and every run."""
+    gen = random.Random(CATEGORY_SEED)
+    out = []
+    for i in range(CATEGORY_CARDS * 4):
+        b = math.exp(math.log(BREADTH_MEDIAN) + BREADTH_SIGMA * gen.gauss(0.0, 1.0))
+        out.append((f"category {i + 1:03d}", min(BREADTH_MAX, max(BREADTH_MIN, round(b, 2)))))
+    return tuple(out)
+
+
+def parse_categories(text: str) -> tuple[tuple[str, float], ...]:
+    """A category list: `[[category]]` tables with `name` (text) and `breadth` (answers per second
+    over all initial letters for an average player, 0.1..10); 4..400 categories, a multiple of 4
+    (four to a card, in file order)."""
+    data = parse_toml_text(text, "the category list")
+    for key in data:
+        if key != "category":
+            raise SpecError(f"unknown key {key!r} (allowed: category)")
+    items = data.get("category")
+    if not isinstance(items, list) or not items:
+        raise SpecError("give the categories as [[category]] tables with name and breadth")
+    if len(items) > MAX_CATEGORIES or len(items) % 4:
+        raise SpecError(f"{len(items)} categories: give 4..{MAX_CATEGORIES}, a multiple of 4 "
+                        "(four categories to a card)")
+    out = []
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, dict) or set(item) - {"name", "breadth"}:
+            raise SpecError(f"category {i}: only name and breadth are allowed")
+        name, breadth = item.get("name"), item.get("breadth")
+        if not isinstance(name, str) or not name.strip():
+            raise SpecError(f"category {i}: name must be a non-empty text")
+        if isinstance(breadth, bool) or not isinstance(breadth, (int, float)) \
+                or not BREADTH_MIN <= breadth <= BREADTH_MAX:
+            raise SpecError(f"category {i} ({name}): breadth must be a number in "
+                            f"{BREADTH_MIN}..{BREADTH_MAX}, not {breadth!r}")
+        out.append((name.strip(), float(breadth)))
+    return tuple(out)
+
+
+DEFAULT_LETTERS = tuple(DEFAULT_CARDS.get(k, 0) for k in LETTERS)
+
+
+def parse_letters(text: str) -> tuple[int, ...]:
+    """A letter mix: a `[cards]` table of letter = number of cards (letters left out have none);
+    every letter a..z, 0..20 cards each, 10..200 cards in all (the Wie Weet Wat cards are the rule
+    wie_weet_wat_cards)."""
+    data = parse_toml_text(text, "the letter mix")
+    for key in data:
+        if key != "cards":
+            raise SpecError(f"unknown key {key!r} (allowed: cards)")
+    cards = data.get("cards")
+    if not isinstance(cards, dict) or not cards:
+        raise SpecError("give the letter mix as a [cards] table of letter = count")
+    for key, value in cards.items():
+        if key not in LETTERS:
+            raise SpecError(f"cards.{key}: not a letter a..z")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20:
+            raise SpecError(f"cards.{key}={value!r}: expected a whole number 0..20")
+    counts = tuple(cards.get(k, 0) for k in LETTERS)
+    if not 10 <= sum(counts) <= 200:
+        raise SpecError(f"{sum(counts)} letter cards: give 10..200")
+    return counts
+
+
+# ------------------------------------------------------------------------------ parameters
+
+def _seconds(name, default, lo, hi, help, source):
+    return FloatParam(name, default, lo, hi, help + " (seconds)", source)
+
+
+PLAYER_PARAMS = (
+    FloatParam("vocabulary", 1.0, 0.25, 4.0, "how many words the player knows, relative to an "
+               "average player: multiplies every recall rate", MODEL + " (the rate's vocabulary)"),
+    FloatParam("speed", 1.0, 0.25, 4.0, "how fast the player finds words, relative to an average "
+               "player: multiplies every recall rate", MODEL + " (the rate's speed)"),
+    FloatParam("error_rate", 0.05, 0.0, 0.5, "chance that an answer is wrong (always caught)",
+               RULINGS + ": 'Wrong answers happen with a per-player error rate (param)'"),
+    _seconds("joker_patience", 5.0, 0.0, 60.0, "with `joker_use` = when_stuck: how long the "
+             "player looks for an answer with its letters before it plays the Wie Weet Wat card "
+             "as a joker", "text: 'Kun je met je letterkaarten geen juist antwoord bedenken, dan "
+             "speel je de Wie Weet Wat-kaart'; " + DOC),
+    ChoiceParam("joker_use", "when_stuck", ("when_stuck", "keep_for_counter"), "spend the Wie Weet "
+                "Wat card as a joker when stuck, or keep it for counter-attacks (then it is a "
+                "joker only when nothing else is left in hand)",
+                "text: 'Je kunt zo'n kaart op twee manieren gebruiken'; " + DOC),
+    ChoiceParam("counter", "always", ("always", "never", "leader_only"), "counter-attack with a "
+                "Wie Weet Wat card whenever a second answer comes in time, never, or only against "
+                "a player holding fewer cards than itself", "text: 'Als tegenaanval'; " + DOC),
+    ChoiceParam("shed", "earliest", ("earliest", "hardest"), "Grote Kans's extra cards: the "
+                "letters whose answers come first, or the rarest initial letters first (the hardest "
+                "to shed later)", "text: Grote Kans 'Dat mogen ook andere letters zijn'; " + DOC),
+    ChoiceParam("target", "most_cards", ("fewest_cards", "most_cards", "random"), "whom Te veel "
+                "keuze takes a card from: the opponent with the most cards (taking a card helps its "
+                "owner, so the one furthest from winning), the fewest, or a random one (never a last "
+                "card while another opponent has more)",
+                "text: 'Je pakt een letterkaart van een andere speler naar keuze'; " + DOC),
+)
+
+GAME = Game(
+    name="wieweetwat",
+    title="Wie Weet Wat: Kaartspel",
+    version=1,
+    min_players=3,
+    max_players=6,
+    rules=(
+        IntParam("hand_size", 8, 1, 12, "letter cards dealt to each player at the start of a round",
+                 "text: 'Geef iedere speler 8 letterkaarten'"),
+        IntParam("rounds_to_win", 3, 1, 5, "rounds a player must win to win the game",
+                 "text: 'De speler die als eerste drie rondes wint, wint het spel'"),
+        IntParam("wie_weet_wat_cards", 4, 0, 8, "Wie Weet Wat cards among the letter cards",
+                 "text: 'Tussen de letterkaarten zitten 4 Wie Weet Wat-kaarten'"),
+        FloatParam("time_limit", 30.0, 5.0, 120.0, "seconds the players get for a category; a "
+                   "player with no answer by then passes", RULINGS + ": 'with no arrival before a "
+                   "time limit (param) the player passes'"),
+        FloatParam("tie_window", 0.2, 0.0, 1.0, "correct answers within this many seconds of the "
+                   "fastest correct answer are a remise among those players",
+                   RULINGS + ": 'Answers within a tie window (param) of the fastest are a remise'"),
+        FloatParam("follow_time", 5.0, 0.0, 30.0, "seconds after the first answer in which more "
+                   "cards of the same letter may follow, each with its own answer",
+                   "text: 'Heb je nog meer kaarten met dezelfde letter, dan mag je die er snel "
+                   "achteraan spelen'; " + DOC),
+        FloatParam("counter_window", 3.0, 0.0, 30.0, "seconds after an answer in which a "
+                   "counter-attack with a Wie Weet Wat card may come", RULINGS + ": 'Counter-"
+                   "attacks with the Wie Weet Wat card need a second answer with the same letter "
+                   "in a window'"),
+        FloatParam("grote_kans_seconds", 10.0, 0.0, 60.0, "Grote Kans: seconds for the extra "
+                   "cards", "text: 'binnen 10 seconden nog 2 extra letterkaarten spelen'"),
+        IntParam("grote_kans_cards", 2, 0, 8, "Grote Kans: extra letter cards the fastest player "
+                 "may play", "text: 'binnen 10 seconden nog 2 extra letterkaarten spelen'"),
+        FloatParam("circle_pool", 10.0, 1.0, 100.0, "Vicieuze cirkel: the answers the table knows "
+                   "of a category per unit of breadth; each answer given lowers every rate by "
+                   "1 / (breadth x circle_pool) of it", DOC + " (the text: 'De speler die niets "
+                   "meer kan bedenken of een antwoord herhaalt')"),
+        ChoiceParam("reader_after_wrong", "wrong_answerer", ("wrong_answerer", "winner"),
+                    "who reads next when a category has a wrong answer and a winner: the first "
+                    "wrong answerer (the penalty's sentence) or the winner",
+                    "text: 'Daarna ben jij de voorlezer van de volgende categorie' against 'De "
+                    "winnaar van de categorie wordt de nieuwe voorlezer'; " + DOC),
+        BoolParam("counter_attacks", True, "the Wie Weet Wat card may be used as a counter-attack",
+                  "text: 'Als tegenaanval'; " + DOC),
+    ) + tuple(IntParam(f"action_{a}", DEFAULT_ACTIONS[a], 0, 10, f"{ACTION_TEXT[a].split(' (')[0]} "
+                       "cards among the category cards", "text: " + ACTION_TEXT[a] + "; "
+                       + RULINGS + ": 'Action cards: 10, over the 7 named actions, default mix "
+                       "documented (param)'") for a in ACTIONS),
+    policies=(
+        Policy("random", 0, "as reader, reads a random one of the card's four categories",
+               PLAYER_PARAMS),
+        Policy("spoiler", 1, "as reader, reads the narrowest category: the hardest for the player "
+               "with the fewest cards (whose letters it cannot see)", PLAYER_PARAMS),
+        Policy("widest", 2, "as reader, reads the widest category", PLAYER_PARAMS),
+    ),
+    columns=(
+        Column("categories", "int32", "categories read (remises' new categories and Vicieuze "
+               "cirkel categories not counted twice: every category read to the table once)"),
+        Column("remises", "int32", "categories read for a remise"),
+        Column("passes", "int32", "categories in which nobody gave a correct answer"),
+        Column("first_reader_rounds_won", "int32", "rounds won by the round's first reader"),
+        Column("wrong_answers", "list<int32>", "wrong answers per seat (counter-attacks included)",
+               "seats"),
+        Column("categories_won", "list<int32>", "categories won per seat", "seats"),
+        Column("cards_shed", "list<int32>", "letter cards per seat got rid of (won categories, "
+               "follow-up cards, Grote Kans extras, jokers and counter-attacks)", "seats"),
+        Column("penalty_cards", "list<int32>", "penalty letter cards drawn per seat (wrong answers, "
+               "counter-attacks against it, the Vicieuze cirkel)", "seats"),
+        Column("jokers", "list<int32>", "Wie Weet Wat cards per seat that won a category as a "
+               "joker", "seats"),
+        Column("counter_attacks", "list<int32>", "correct counter-attacks per seat", "seats"),
+        Column("counter_attacked", "list<int32>", "counter-attacks per seat suffered", "seats"),
+        Column("www_rounds", "list<int32>", "rounds per seat dealt at least one Wie Weet Wat card",
+               "seats"),
+        Column("www_rounds_won", "list<int32>", "of those rounds, the ones the seat won", "seats"),
+        Column("actions_drawn", "list<int32>", "action cards carried out, per action (grote_kans, "
+               "vicieuze_cirkel, rotonde, verkiezingspartij, verloren_geluk, te_veel_keuze, "
+               "pechvogel)", "actions"),
+        Column("action_self_change", "list<int32>", "per action: the reader's hand size after it "
+               "minus before, summed over the game", "actions"),
+        Column("action_leader_change", "list<int32>", "per action: the hand size change of the "
+               "reader's opponent with the fewest cards before it, summed over the game",
+               "actions"),
+        Column("letters_left", "list<int32>", "letter cards per kind (a..z, then the Wie Weet Wat "
+               "card) left in hands at the end of each round, summed over the rounds", "letters"),
+        Column("letters_shed", "list<int32>", "letter cards per kind (a..z, www) got rid of by "
+               "their players over the game", "letters"),
+    ),
+    score=Score("rounds won", higher_wins=True),
+    max_turns=1_000_000,  # kernels/wieweetwat/enums.MAX_TURNS
+    data=(
+        DataInput("categories", "the category list: [[category]] tables with name and breadth "
+                  "(answers per second over all letters for an average player); four to a card",
+                  parse_categories, default_categories(), example="examples/categories.toml"),
+        DataInput("letters", "the letter mix: a [cards] table of letter = cards (default: Dutch "
+                  "word-initial shares, sim/games/wieweetwat_letters.py)", parse_letters,
+                  DEFAULT_LETTERS, example="examples/wieweetwat-letters.toml"),
+    ),
+)
+
+
+class WieWeetWatRunner(GameRunner):
+    game = GAME
+    kernel_module = "kernels.wieweetwat.play_nb"
+    enums_module = "kernels.wieweetwat.enums"
+    trace_rows = 1 << 16
+
+    def check_arm(self, arm) -> None:
+        rules = arm.rule_values
+        cards = sum(arm.data_value("letters")) + rules["wie_weet_wat_cards"]
+        if arm.players * rules["hand_size"] > cards:
+            raise SpecError(f"{arm.players} players x hand_size={rules['hand_size']} need more than "
+                            f"the {cards} letter cards")
+
+    def data_arrays(self, arm) -> tuple:
+        letters = np.zeros(27, dtype=np.int64)
+        letters[:26] = arm.data_value("letters")
+        share = np.array([INITIAL_SHARE[k] for k in LETTERS], dtype=np.float64)
+        breadth = np.array([b for _, b in arm.data_value("categories")], dtype=np.float64)
+        return (letters, share, breadth)
+
+    def list_lengths(self, arm) -> dict[str, int]:
+        return {"seats": arm.players, "actions": len(ACTIONS), "letters": 27}
+
+    def render_trace(self, arm, seed, index, rows, record) -> str:
+        from sim.games.wieweetwat_trace import render
+
+        return render(arm, seed, index, rows, record)
+
+
+RUNNER = WieWeetWatRunner()

@@ -1,0 +1,341 @@
+"""Wie Weet Wat's rules one at a time, each on a hand-built situation: the seven actions, the
+players' choices, the piles and their reshuffles, the end of a round; then rules that only show in
+play (who reads next, remises, counter-attacks, jokers) read off the traces of whole games."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels.wieweetwat import enums as E
+from kernels.wieweetwat.actions_nb import (
+    circle_nb,
+    pechvogel_partner_nb,
+    rotonde_nb,
+    swap_hands_nb,
+    take_card_nb,
+    verkiezingspartij_nb,
+)
+from kernels.wieweetwat.piles_nb import (
+    draw_category_card_nb,
+    draw_letter_nb,
+    end_turn_nb,
+    letters_conserved_nb,
+)
+from kernels.wieweetwat.policies_nb import (
+    choose_category_nb,
+    choose_extras_nb,
+    choose_target_nb,
+    wants_counter_nb,
+)
+from kernels.wieweetwat.rules_nb import leader_nb, round_winner_nb
+from sim.games.wieweetwat import INITIAL_SHARE, LETTERS
+from sim.registry import games
+from sim.spec import ArmSpec
+
+SHARE = np.array([INITIAL_SHARE[k] for k in LETTERS])
+
+
+def hands_of(*hands):
+    """hands_of("abc", "", "ss*") -> a [6, 27] count array (`*` = the Wie Weet Wat card)."""
+    h = np.zeros((E.MAX_PLAYERS, E.N_KINDS), np.int64)
+    for s, text in enumerate(hands):
+        for c in text:
+            h[s, E.WWW if c == "*" else LETTERS.index(c)] += 1
+    return h, h.sum(axis=1)
+
+
+def text_of(h, s):
+    return "".join(("*" if k == E.WWW else LETTERS[k]) * h[s, k] for k in range(E.N_KINDS))
+
+
+def rngs():
+    return np.arange(1, E.MAX_PLAYERS + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+
+
+# ------------------------------------------------------------------------------ actions
+
+def test_rotonde_passes_every_hand_to_the_next_player():
+    h, n = hands_of("ab", "c", "ddd*", "")
+    rotonde_nb(h, n, 4, np.zeros(E.N_KINDS, np.int64))
+    assert [text_of(h, s) for s in range(4)] == ["", "ab", "c", "ddd*"]
+    assert n[:4].tolist() == [0, 2, 1, 4]
+
+
+def test_verkiezingspartij_everyone_takes_one_card_from_the_left_at_once():
+    h, n = hands_of("aa", "b", "", "cc")
+    verkiezingspartij_nb(rngs(), h, n, 4, np.zeros(E.N_KINDS, np.int64), None, np.zeros(1, np.int64))
+    # seat 0 takes seat 1's only card, seat 1 takes nothing from the empty seat 2,
+    # seat 2 takes a c from seat 3, seat 3 takes an a from seat 0
+    assert [text_of(h, s) for s in range(4)] == ["ab", "", "c", "ac"]
+    assert n[:4].tolist() == [2, 0, 1, 2]
+
+
+def test_a_card_taken_unseen_comes_from_the_victims_hand():
+    h, n = hands_of("", "aab")
+    seen = set()
+    r = rngs()
+    for _ in range(40):
+        h2, n2 = h.copy(), n.copy()
+        kind = take_card_nb(r, h2, n2, 0, 1, None, np.zeros(1, np.int64))
+        seen.add(LETTERS[kind])
+        assert n2[0] == 1 and n2[1] == 2 and h2[0, kind] == 1
+    assert seen == {"a", "b"}
+    assert take_card_nb(r, h, n, 1, 0, None, np.zeros(1, np.int64)) == -1  # an empty hand
+
+
+def test_pechvogel_swaps_with_the_player_holding_the_most():
+    _, n = hands_of("ab", "abcd", "abcd", "a")
+    assert pechvogel_partner_nb(0, n, 4) == 1  # a tie: the first clockwise from the reader
+    assert pechvogel_partner_nb(3, n, 4) == 1
+    assert pechvogel_partner_nb(2, n, 4) == -1  # nobody holds more than the reader
+    h, n = hands_of("ab", "cde*")
+    swap_hands_nb(h, n, 0, 1)
+    assert (text_of(h, 0), text_of(h, 1), n[0], n[1]) == ("cde*", "ab", 4, 2)
+
+
+def test_te_veel_keuze_targets_by_policy_and_never_takes_a_last_card_needlessly():
+    _, n = hands_of("abcdef", "a", "abc", "abcde")
+    r = rngs()
+    assert choose_target_nb(r, E.TARGET_FEWEST_CARDS, 0, n, 4) == 2  # seat 1's last card is spared
+    assert choose_target_nb(r, E.TARGET_MOST_CARDS, 0, n, 4) == 3
+    assert {choose_target_nb(r, E.TARGET_RANDOM, 0, n, 4) for _ in range(60)} == {2, 3}
+    _, n = hands_of("abc", "a", "", "b")
+    assert choose_target_nb(r, E.TARGET_FEWEST_CARDS, 0, n, 4) == 1  # only last cards left
+    _, n = hands_of("abc", "", "", "")
+    assert choose_target_nb(r, E.TARGET_RANDOM, 0, n, 4) == -1
+
+
+def test_vicieuze_cirkel_goes_round_from_the_reader_until_someone_fails():
+    seat_f = np.zeros((E.MAX_PLAYERS, len(E.SEAT_F_ORDER)))
+    rates = np.ones(E.MAX_PLAYERS)
+    rates[2] = 1e-9  # seat 2 never finds an answer in time
+    at = np.zeros(1, np.int64)
+    failing, given = circle_nb(rngs(), 0, 4, 5.0, rates, seat_f, 10.0, 30.0, None, at)
+    assert (failing, given) == (2, 2)  # the reader and seat 1 answer, seat 2 fails
+    failing, given = circle_nb(rngs(), 3, 4, 5.0, rates, seat_f, 10.0, 30.0, None, at)
+    assert (failing, given) == (2, 3)  # 3, 0, 1 answer
+    # the category's common answers run out: breadth x pool answers at most
+    rates[:] = 1.0
+    failing, given = circle_nb(rngs(), 0, 4, 0.5, rates, seat_f, 4.0, 1e9, None, at)
+    assert given <= 2 and failing == given % 4
+
+
+# ------------------------------------------------------------------------------ choices
+
+def test_the_reader_chooses_the_category_by_policy():
+    breadth = np.array([1.0, 0.2, 3.0, 0.9, 0.5, 0.5, 0.5, 0.5])
+    r = rngs()
+    assert choose_category_nb(r, 0, E.P_SPOILER, breadth, 0) == 1
+    assert choose_category_nb(r, 0, E.P_WIDEST, breadth, 0) == 2
+    assert choose_category_nb(r, 0, E.P_WIDEST, breadth, 1) == 0  # ties: the first
+    assert {choose_category_nb(r, 0, E.P_RANDOM, breadth, 0) for _ in range(60)} == {0, 1, 2, 3}
+
+
+def test_grote_kans_extras_shed_the_earliest_or_the_hardest_letters():
+    times = np.full(E.N_KINDS, E.NO_TIME)
+    for c, t in (("s", 1.0), ("b", 2.0), ("z", 3.0), ("u", 9.0), ("v", 12.0)):
+        times[LETTERS.index(c)] = t
+    chosen = np.zeros(E.N_KINDS, np.int64)
+    k = choose_extras_nb(E.SHED_EARLIEST, times, SHARE, 10.0, 2, chosen)
+    assert [LETTERS[c] for c in chosen[:k]] == ["s", "b"]
+    k = choose_extras_nb(E.SHED_HARDEST, times, SHARE, 10.0, 2, chosen)
+    assert [LETTERS[c] for c in chosen[:k]] == ["u", "z"]  # v came after the 10 seconds
+    k = choose_extras_nb(E.SHED_EARLIEST, times, SHARE, 1.5, 2, chosen)
+    assert [LETTERS[c] for c in chosen[:k]] == ["s"]
+
+
+def test_counter_attack_settings():
+    _, n = hands_of("abc", "ab", "abcd")
+    assert wants_counter_nb(E.COUNTER_ALWAYS, 2, 0, n)
+    assert not wants_counter_nb(E.COUNTER_NEVER, 2, 0, n)
+    assert wants_counter_nb(E.COUNTER_LEADER_ONLY, 2, 0, n)  # 3 cards against its 4
+    assert not wants_counter_nb(E.COUNTER_LEADER_ONLY, 1, 0, n)  # 3 cards against its 2
+
+
+def test_the_round_ends_with_an_empty_hand_and_nothing_on_the_table():
+    _, n = hands_of("ab", "", "c", "")
+    pending = np.full(E.MAX_PLAYERS, -1)
+    assert round_winner_nb(0, n, pending, 4) == 1
+    assert round_winner_nb(2, n, pending, 4) == 3  # the first clockwise from the start
+    pending[1] = 0  # seat 1's card lies on the table in a remise
+    assert round_winner_nb(0, n, pending, 4) == 3
+    assert leader_nb(0, np.array([5, 3, 2, 2, 0, 0]), 4) == 2
+
+
+# ------------------------------------------------------------------------------ piles
+
+def test_an_empty_letter_pile_is_refilled_from_the_discards():
+    pile = np.zeros(10, np.int64)
+    discards = np.array([3, 4, 5, 0, 0, 0, 0, 0, 0, 0])
+    pile_n = np.zeros(E.N_PILE_N, np.int64)
+    pile_n[E.PN_LETTER_DISCARDS] = 3
+    kind, shuffled = draw_letter_nb(1, 2, 0, pile, discards, pile_n)
+    assert shuffled == 3 and kind in (3, 4, 5)
+    assert pile_n[E.PN_LETTER_PILE] == 2 and pile_n[E.PN_LETTER_DISCARDS] == 0
+    assert sorted(pile[:2].tolist() + [kind]) == [3, 4, 5]
+    draw_letter_nb(1, 2, 0, pile, discards, pile_n)
+    draw_letter_nb(1, 2, 0, pile, discards, pile_n)
+    assert draw_letter_nb(1, 2, 0, pile, discards, pile_n) == (-1, 0)  # both empty: no card
+
+
+def test_category_cards_in_use_come_back_only_when_nothing_else_is_left():
+    pile = np.array([0, 1, 2])
+    discards = np.zeros(3, np.int64)
+    in_use = np.zeros(3, np.int64)
+    pile_n = np.zeros(E.N_PILE_N, np.int64)
+    pile_n[E.PN_CAT_PILE] = 3
+    drawn = [draw_category_card_nb(1, 0, pile, discards, in_use, pile_n)[0] for _ in range(3)]
+    assert drawn == [2, 1, 0] and pile_n[E.PN_CAT_IN_USE] == 3
+    card, shuffled = draw_category_card_nb(1, 0, pile, discards, in_use, pile_n)
+    assert shuffled == 3 and card in (0, 1, 2)  # everything was in use: shuffled back
+    end_turn_nb(discards, in_use, pile_n)
+    assert pile_n[E.PN_CAT_DISCARDS] == 1 and pile_n[E.PN_CAT_PILE] == 2
+
+
+def test_the_conservation_check_catches_a_lost_card():
+    h, n = hands_of("ab", "c")
+    deck = np.zeros(E.N_KINDS, np.int64)
+    for c in "abcd":
+        deck[LETTERS.index(c)] = 1
+    pile = np.array([LETTERS.index("d")])
+    pile_n = np.zeros(E.N_PILE_N, np.int64)
+    pile_n[E.PN_LETTER_PILE] = 1
+    pending = np.full(E.MAX_PLAYERS, -1)
+    seen = np.zeros(E.N_KINDS, np.int64)
+    assert letters_conserved_nb(deck, h, n, 2, pending, pile, pile, pile_n, seen)
+    h[1, LETTERS.index("c")] = 0
+    assert not letters_conserved_nb(deck, h, n, 2, pending, pile, pile, pile_n, seen)
+
+
+# ------------------------------------------------------------------------------ rules in play
+
+def trace_rows(players, rules=None, policy="random", seed=1, index=0):
+    arm = ArmSpec.make("wieweetwat", players, rules or {}, policy)
+    runner = games()["wieweetwat"].runner()
+    trace = np.zeros((runner.trace_rows, E.TRACE_WIDTH), np.int32)
+    out, rows = runner.run_kernel(arm, seed, index, 1, checked=True, trace=trace)
+    return trace[:rows].tolist(), out[0]
+
+
+def steps_of(block):
+    """A category's steps: the first reading and each remise's new reading, with their rows."""
+    steps = []
+    for row in block:
+        if row[0] == E.EV_READ:
+            steps.append([])
+        steps[-1].append(row)
+    return steps
+
+
+def first_wrong_of(block):
+    """The first wrong answerer: the earliest wrong answer of the first step that has one."""
+    for step in steps_of(block):
+        wrong = {r[1] for r in step if r[0] == E.EV_WRONG}
+        if wrong:
+            return min((r[4], r[1]) for r in step if r[0] == E.EV_ANSWER and r[1] in wrong)[1]
+    return None
+
+
+def categories_of(rows):
+    """Split the events into categories: from one EV_READ that is not a remise's to the next."""
+    block = None
+    for row in rows:
+        if row[0] in (E.EV_READ, E.EV_ROUND, E.EV_END) and not (row[0] == E.EV_READ and row[6]):
+            if block:
+                yield block
+            block = [row] if row[0] == E.EV_READ else None
+        elif block is not None:
+            block.append(row)
+
+
+@pytest.mark.parametrize("reader_rule", ["wrong_answerer", "winner"])
+def test_who_reads_next(reader_rule):
+    """The winner reads next; after a wrong answer the first wrong answerer (or, by the rule, still
+    the winner); with nobody correct the first wrong answerer; with no answer at all the reader."""
+    checked = {"win": 0, "wrong+win": 0, "wrong": 0, "nobody": 0}
+    for index in range(6):
+        rows, _ = trace_rows(4, {"rounds_to_win": 1, "reader_after_wrong": reader_rule},
+                             "random:error_rate=0.3", index=index)
+        blocks = list(categories_of(rows))
+        for block, nxt in zip(blocks, blocks[1:]):
+            if any(r[0] == E.EV_ROUND_END for r in block):
+                continue
+            reader = block[0][1]
+            wins = [r[1] for r in block if r[0] == E.EV_WIN]
+            wrong = [r for r in block if r[0] == E.EV_WRONG]
+            first_wrong = first_wrong_of(block)
+            # an action card drawn before the next category is read names its reader too
+            next_reader = next(r[1] for r in nxt if r[0] == E.EV_READ)
+            if wins and not wrong:
+                kind, expect = "win", wins[0]
+            elif wins:
+                kind = "wrong+win"
+                expect = first_wrong if reader_rule == "wrong_answerer" else wins[0]
+            elif wrong:
+                kind, expect = "wrong", first_wrong
+            else:
+                kind, expect = "nobody", reader
+            if len({r[1] for r in block if r[0] == E.EV_READ}) > 1:
+                continue  # a Vicieuze cirkel's own category inside the block
+            assert next_reader == expect, (kind, block)
+            checked[kind] += 1
+    assert all(checked.values()), checked
+
+
+def test_a_remise_is_played_by_the_tied_players_with_their_letters():
+    rows, _ = trace_rows(5, {"tie_window": 1.0, "rounds_to_win": 1}, index=2)
+    remises = 0
+    for i, row in enumerate(rows):
+        if row[0] != E.EV_REMISE:
+            continue
+        tied = {s for s in range(5) if row[2] >> s & 1}
+        letters = {r[1]: r[2] for r in rows[:i] if r[0] == E.EV_ANSWER and r[1] in tied}
+        j = i + 1
+        while rows[j][0] != E.EV_READ:
+            j += 1
+        assert rows[j][6] == 1  # read as a remise
+        k = j + 1
+        while rows[k][0] in (E.EV_ANSWER, E.EV_PASS):
+            assert rows[k][1] in tied
+            if rows[k][0] == E.EV_ANSWER:
+                assert rows[k][2] == letters[rows[k][1]] or letters[rows[k][1]] == E.WWW
+            k += 1
+        remises += 1
+    assert remises >= 3
+
+
+def test_answer_windows_wrong_answers_and_counter_attacks_in_play():
+    rows, rec = trace_rows(4, {"rounds_to_win": 2}, index=4)
+    steps = [step for block in categories_of(rows) for step in steps_of(block)]
+    for step in steps:
+        answers = [r for r in step if r[0] == E.EV_ANSWER]
+        correct = [r[4] for r in answers if r[5] == 1]
+        for r in step:
+            if r[0] == E.EV_WIN:
+                # the winner is the fastest correct answer, alone in its tie window
+                assert min(correct) == next(a[4] for a in answers if a[1] == r[1] and a[5] == 1)
+                assert sum(c <= min(correct) + 200 for c in correct) == 1
+            if r[0] == E.EV_COUNTER:
+                winner = next(x for x in step if x[0] == E.EV_WIN)
+                assert r[2] == winner[1] and r[3] == winner[3]  # the winner's letter
+                assert r[1] != step[0][1]  # never the reader
+            if r[0] == E.EV_WRONG:  # said no later than the fastest correct answer's window
+                said = next(a[4] for a in answers if a[1] == r[1])
+                assert not correct or said <= min(correct) + 200
+    assert rec["counter_attacks"].sum() + rec["jokers"].sum() > 0
+
+
+def test_rule_switches_show_in_the_rows():
+    runner = games()["wieweetwat"].runner()
+    none = {f"action_{a}": 0 for a in E.ACTION_ORDER}
+    cases = [({"counter_attacks": False}, "random", lambda r: r["counter_attacks"].sum() == 0),
+             ({"tie_window": 0.0}, "random", lambda r: r["remises"] == 0),
+             (none, "random", lambda r: r["actions_drawn"].sum() == 0),
+             ({}, "random:error_rate=0", lambda r: r["wrong_answers"].sum() == 0),
+             ({}, "random:counter=never", lambda r: r["counter_attacks"].sum() == 0),
+             ({"wie_weet_wat_cards": 0}, "random",
+              lambda r: r["jokers"].sum() + r["www_rounds"].sum() == 0)]
+    for rules, policy, holds in cases:
+        arm = ArmSpec.make("wieweetwat", 4, rules, policy)
+        out, _ = runner.run_kernel(arm, 3, 0, 30, checked=True)
+        assert all(holds(r) for r in out), (rules, policy)
