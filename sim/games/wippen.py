@@ -8,7 +8,7 @@ from sim.errors import SpecError
 from sim.params import BoolParam, FloatParam, IntParam
 from sim.registry import Column, Game, Policy, Score
 
-RULINGS = "RULINGS.md, Wippen"
+RULINGS = "ruling, docs/rules/wippen.md"
 MAX_DEALS = 250  # kernels/wippen/enums.MAX_DEALS
 DOC = "docs/rules/wippen.md"
 
