@@ -15,7 +15,7 @@ from sim.params import BoolParam, ChoiceParam, FloatParam, IntParam
 from sim.registry import Column, DataInput, Game, Policy, Score
 from sim.spec import parse_toml_text
 
-RULINGS = "RULINGS.md, Wie Weet Wat"
+RULINGS = "ruling, docs/rules/wieweetwat.md"
 DOC = "docs/rules/wieweetwat.md"
 MODEL = "docs/models/recall.md"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
