@@ -114,7 +114,9 @@ def bayes_update_nb(post, players, actor, loyal, mole):
         x = post[o, actor]
         if x <= 0.0:
             continue
-        total = 1.0 - x + x * ratio
+        total = 0.0  # the row's own sum, not 1 - x: exact when x is near 1 and the ratio tiny
+        for m in range(players):
+            total += x * ratio if m == actor else post[o, m]
         for m in range(players):
             if m == actor:
                 post[o, m] = x * ratio / total
@@ -142,7 +144,9 @@ def update_one_nb(post, o, players, target, loyal, mole):
     if x <= 0.0:
         return
     ratio = mole / loyal
-    total = 1.0 - x + x * ratio
+    total = 0.0
+    for m in range(players):
+        total += x * ratio if m == target else post[o, m]
     for m in range(players):
         if m == target:
             post[o, m] = x * ratio / total

@@ -62,14 +62,18 @@ N_ACTS = 4
 LOOKS_FORCED = 0.5  # a smart mole voids only when the public chance of another fitting card is below
 MIN_LIKELIHOOD = 1e-9  # likelihoods are clamped here: no act proves anything outright
 
-# A stuck game: when nearly every card is in a hand, the few others can go round between hands
-# and one-card reshuffles for ever. A reshuffle that brings back fewer cards than players still in
-# is "dry", and so is a draw with no card left anywhere; after STUCK_ROUNDS dry ones in a row with
-# nobody going out the game stalls and the cards left settle the order (docs/rules/wieisdeheer.md).
+# A stuck game: pesten can go on for ever. When nearly every card is in a hand, the few others can
+# go round between hands and one-card reshuffles: a reshuffle that brings back fewer cards than
+# players still in is "dry", and so is a draw with no card left anywhere; after STUCK_ROUNDS dry
+# ones in a row with nobody going out the game is stuck. And players who hoard 2s and jokers can
+# pass ever larger draws to and fro: after LONG_ROUNDS rounds (LONG_ROUNDS x players still in turns)
+# with nobody going out the game is stuck too. A stuck game's remaining places go by cards left
+# (docs/rules/wieisdeheer.md).
 STUCK_ROUNDS = 20
-# A game's length in turns (one player's go, a 7's extra cards included): a bound no game comes near
-# (the longest of 10^6 random 6-player games is far shorter); more is a bug.
-MAX_TURNS = 40000
+LONG_ROUNDS = 100
+# A game's length in turns (one player's go, a 7's extra cards included): the stuck rule bounds it
+# by LONG_ROUNDS x (6 + 5 + 4 + 3 + 2) = 2000 turns; more is a bug.
+MAX_TURNS = 4000
 
 # Draw reasons (trace)
 DRAW_NO_FIT = 1

@@ -23,7 +23,7 @@ from kernels.wieisdeheer.enums import (
     EV_WINNER, JACK, JOKER, MAX_JOKERS, MAX_PLAYERS, MAX_TURNS, MIN_PLAYERS, N_CARDS,
     N_POLICIES, N_RULES_F, N_RULES_I, N_SUITS, P_RANDOM, R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS,
     R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN, R_QUESTIONS, RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER,
-    SEVEN, STUCK_ROUNDS, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH, TRACE_WIDTH,
+    LONG_ROUNDS, SEVEN, STUCK_ROUNDS, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH, TRACE_WIDTH,
 )
 from kernels.wieisdeheer.policies_nb import (
     choose_slot_nb, jack_suit_nb, pick_nb, play_drawn_nb, stack_slot_nb,
@@ -221,6 +221,7 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
         plays = 0
         n_out = 0
         active = n
+        since_out = 0  # turns since somebody went out
         dry = 0  # dry reshuffles (fewer cards than players still in) and failed draws in a row
         sabotages = 0
         n_questions = 0
@@ -378,7 +379,10 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
                 break
             if gone:
                 dry = 0
-            elif dry >= STUCK_ROUNDS:  # stuck: the cards left settle the order
+                since_out = 0
+            else:
+                since_out += 1
+            if dry >= STUCK_ROUNDS or since_out >= LONG_ROUNDS * active:  # stuck
                     stalled = 1
                     if tr:
                         tp = ev_nb(trace, tp, EV_STALL, -1, active, 0, 0, 0, 0, 0)
