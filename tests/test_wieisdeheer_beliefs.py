@@ -137,3 +137,32 @@ def test_kernel_posteriors_equal_enumeration_over_the_possible_moles(players, ru
                 assert per_mille == pytest.approx([1000 * p for p in exact], abs=1.01), (index, events)
                 compared += 1
     assert compared > 20
+
+
+def test_running_unseen_counts_equal_counting_the_cards():
+    """The public's fitting counts kept as running totals equal a count over every card with the fit
+    test, for every top, through deals, plays and reshuffles."""
+    from kernels.wieisdeheer import table_nb as T
+
+    st = np.zeros(T.N_ST, np.int64)
+    hands = np.zeros((E.MAX_PLAYERS, E.N_CARDS), np.int64)
+    hand_n = np.zeros(E.MAX_PLAYERS, np.int64)
+    draw, disc = np.zeros(E.N_CARDS, np.int64), np.zeros(E.N_CARDS, np.int64)
+    in_disc = np.zeros(E.N_CARDS, np.int64)
+    rng = np.random.default_rng(8)
+    for g in range(10):
+        T.setup_nb(4, g, 4, 2, st, hands, hand_n, draw, disc, in_disc)
+        for step in range(60):
+            s = int(rng.integers(4))
+            if hand_n[s] and rng.random() < 0.7:
+                T.discard_nb(st, disc, in_disc, T.remove_at_nb(hands, hand_n, s, int(rng.integers(hand_n[s]))))
+            else:
+                T.draw_one_nb(4, g, st, draw, disc, in_disc, hands, hand_n, s)
+            for top in range(st[T.ST_CARDS]):
+                for suit in ({int(T.SUIT_OF[top])} | ({0, 1, 2, 3} if T.RANK_OF[top] == E.JACK else set())):
+                    rank = int(T.RANK_OF[top])
+                    want = [0, 0, 0]
+                    for c in range(st[T.ST_CARDS]):
+                        if not in_disc[c] and T.fits_nb(c, suit, rank, 0):
+                            want[0 if T.RANK_OF[c] == E.ACE else 1 if T.RANK_OF[c] == E.JACK else 2] += 1
+                    assert list(B.fitting_unseen_nb(st, in_disc, suit, rank)) == want, (g, step, top, suit)

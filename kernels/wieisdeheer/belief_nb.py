@@ -8,10 +8,12 @@ own row is its decoy: what a loyal player in its seat would believe).
 """
 from kernels.jit import njit
 from kernels.wieisdeheer.enums import (
-    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, JACK, LOOKS_FORCED, MIN_LIKELIHOOD, P_REASONER,
-    STYLE_NAIVE,
+    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, JACK, JOKER, LOOKS_FORCED, MIN_LIKELIHOOD, N_RANKS, N_SUITS,
+    NO_SUIT, P_REASONER, STYLE_NAIVE,
 )
-from kernels.wieisdeheer.table_nb import RANK_OF, ST_CARDS, ST_DISC_N, fits_nb
+from kernels.wieisdeheer.table_nb import (
+    KIND_ACE, KIND_JACK, KIND_OTHER, RANK_OF, ST_CARDS, ST_DISC_N, ST_UNSEEN, ST_UNSEEN_RANK,
+)
 
 
 @njit
@@ -42,22 +44,38 @@ def chance_holds_nb(k, unseen, h):
 
 
 @njit
+def fitting_unseen_nb(st, in_disc, suit, rank):
+    """(aces, jacks, other cards) not on the discard pile that fit on a top of (suit, rank), from
+    the table's running counts: what the public knows is still in hands or the draw pile."""
+    aces = 0
+    jacks = 0
+    others = st[ST_UNSEEN + 3 * NO_SUIT + KIND_OTHER]  # jokers fit anywhere
+    for s in range(N_SUITS):
+        base = ST_UNSEEN + 3 * s
+        if rank == JOKER or s == suit:
+            aces += st[base + KIND_ACE]
+            jacks += st[base + KIND_JACK]
+            others += st[base + KIND_OTHER]
+        else:
+            if rank == ACE:
+                aces += st[base + KIND_ACE]
+            elif rank == JACK:
+                jacks += st[base + KIND_JACK]
+    if rank != JOKER and rank != ACE and rank != JACK:
+        # the number cards of the top's rank in the other suits
+        same = st[ST_UNSEEN_RANK + rank]
+        if suit < N_SUITS and in_disc[suit * N_RANKS + rank] == 0:
+            same -= 1
+        others += same
+    return aces, jacks, others
+
+
+@njit
 def public_chances_nb(st, in_disc, suit, rank, h):
     """The public's chances that a player with h cards holds a fitting ace, a fitting jack, and
     another fitting card, counting every card not on the discard pile as unseen (the public view:
     no seat's own hand enters, so every observer shares the likelihoods). Returns (a, j, o)."""
-    k_a = 0
-    k_j = 0
-    k_o = 0
-    for c in range(st[ST_CARDS]):
-        if in_disc[c] == 0 and fits_nb(c, suit, rank, 0):
-            r = RANK_OF[c]
-            if r == ACE:
-                k_a += 1
-            elif r == JACK:
-                k_j += 1
-            else:
-                k_o += 1
+    k_a, k_j, k_o = fitting_unseen_nb(st, in_disc, suit, rank)
     unseen = st[ST_CARDS] - st[ST_DISC_N]
     return (chance_holds_nb(k_a, unseen, h), chance_holds_nb(k_j, unseen, h),
             chance_holds_nb(k_o, unseen, h))

@@ -26,13 +26,31 @@ ST_DRAW_N = 7  # cards in the draw pile
 ST_DISC_N = 8  # cards in the discard pile
 ST_RESHUFFLES = 9  # reshuffles so far (deal stream k = 1 + reshuffles)
 ST_CARDS = 10  # cards in play
-N_ST = 11
+# Cards not on the discard pile (in hands or the draw pile), counted for the public's chances:
+# ST_UNSEEN + 3 * suit + kind (suit NO_SUIT for jokers; KIND_ACE, KIND_JACK, KIND_OTHER), and
+# ST_UNSEEN_RANK + rank for every rank (the joker too; the fit counts read the 2..10)
+ST_UNSEEN = 11
+ST_UNSEEN_RANK = ST_UNSEEN + 3 * 5
+N_ST = ST_UNSEEN_RANK + N_RANKS + 1  # ranks 0..10 and the joker
+KIND_ACE, KIND_JACK, KIND_OTHER = 0, 1, 2
 
 SUIT_OF = np.array([c // N_RANKS if c < SUITED else NO_SUIT for c in range(N_CARDS)], np.int64)
 RANK_OF = np.array([c % N_RANKS if c < SUITED else JOKER for c in range(N_CARDS)], np.int64)
 # "Het doel is om zoveel mogelijk punten (dus 2, 3, 4… 10) binnen te halen": 2-10 face value
 POINTS_OF = np.array([(c % N_RANKS) + 1 if c < SUITED and 1 <= c % N_RANKS <= 9 else 0
                       for c in range(N_CARDS)], np.int64)
+
+
+KIND_OF = np.array([KIND_ACE if c < SUITED and c % N_RANKS == ACE else
+                    KIND_JACK if c < SUITED and c % N_RANKS == JACK else KIND_OTHER
+                    for c in range(N_CARDS)], np.int64)
+
+
+@njit
+def count_unseen_nb(st, card, delta):
+    """`card` leaves (delta -1) or returns to (delta +1) the cards not on the discard pile."""
+    st[ST_UNSEEN + 3 * SUIT_OF[card] + KIND_OF[card]] += delta
+    st[ST_UNSEEN_RANK + RANK_OF[card]] += delta
 
 
 @njit
@@ -62,9 +80,12 @@ def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
     state = deal_stream_nb(seed, g, 0)
     state, u = next_word_nb(state)
     mole = uniform_nb(u, players)  # the king among n-1 queens, one card each
+    for k in range(ST_UNSEEN, N_ST):
+        st[k] = 0
     for c in range(n_cards):
         draw[c] = c
         in_disc[c] = 0
+        count_unseen_nb(st, c, 1)
     state = shuffle_into_nb(state, draw, n_cards)
     top = n_cards
     for s in range(MAX_PLAYERS):
@@ -78,6 +99,7 @@ def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
     start = draw[top]
     disc[0] = start
     in_disc[start] = 1
+    count_unseen_nb(st, start, -1)
     st[ST_DRAW_N] = top
     st[ST_DISC_N] = 1
     st[ST_SUIT] = SUIT_OF[start]
@@ -131,6 +153,7 @@ def discard_nb(st, disc, in_disc, card):
     disc[st[ST_DISC_N]] = card
     st[ST_DISC_N] += 1
     in_disc[card] = 1
+    count_unseen_nb(st, card, -1)
     st[ST_SUIT] = SUIT_OF[card]
     st[ST_RANK] = RANK_OF[card]
 
@@ -145,6 +168,7 @@ def reshuffle_nb(seed, g, st, draw, disc, in_disc):
     for i in range(k):
         draw[i] = disc[i]
         in_disc[disc[i]] = 0
+        count_unseen_nb(st, disc[i], 1)
     top = disc[k]
     disc[0] = top
     st[ST_DISC_N] = 1
@@ -194,7 +218,10 @@ def cards_conserved_nb(st, hands, hand_n, players, draw, disc, in_disc, seen):
         elif seen[c] != 0:
             return False
         total += in_disc[c]
-    return total == st[ST_DISC_N]
+    unseen = 0
+    for k in range(ST_UNSEEN, ST_UNSEEN_RANK):
+        unseen += st[k]
+    return total == st[ST_DISC_N] and unseen == n_cards - total
 
 
 @njit

@@ -365,13 +365,13 @@ def _pot_section(ctx: Context, games: pl.DataFrame) -> Section:
 
 
 def _changes_section(ctx: Context) -> Section | None:
-    pairs = ctx.dataset.variant_pairs(ctx.game)
+    pairs = [p for p in ctx.dataset.variant_pairs(ctx.game) if len(p.changes) == 1]  # one change at a time
     if not pairs:
         return None
     comps = variants.comparisons(ctx, pairs)
     by_key = {p.key: p for p in pairs}
     sec = Section(key=ctx.key("wieisdeheer.changes"), title="Rule changes and the mole's win share", level=3,
-                  notes=["Each pair differs in rules only and plays the same deals, so the difference is paired "
+                  notes=["Each pair differs in one rule only and plays the same deals, so the difference is paired "
                          "by game. The target is the fair share 1/players. A change moves towards it when the "
                          "variant's share is nearer to it and the difference is detectable after correction."])
     rows, data = [], {}

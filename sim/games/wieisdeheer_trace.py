@@ -111,7 +111,7 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             evidence.append(f"      evidence: seat {seat} {ACTS[a]} a pile of {d}{sab}; likelihood "
                             f"loyal {b / 1e6:.3f}, mole {c / 1e6:.3f}")
         elif code == e.EV_SABOTAGE:
-            evidence.append(f"      (the mole holds a jack and passes up the bank on purpose)")
+            evidence.append("      (the mole holds a jack and passes up the bank on purpose)")
         elif code == e.EV_OUT:
             how = " on a joker" if d else ""
             if f5:
