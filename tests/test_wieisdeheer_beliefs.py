@@ -166,3 +166,21 @@ def test_running_unseen_counts_equal_counting_the_cards():
                         if not in_disc[c] and T.fits_nb(c, suit, rank, 0):
                             want[0 if T.RANK_OF[c] == E.ACE else 1 if T.RANK_OF[c] == E.JACK else 2] += 1
                     assert list(B.fitting_unseen_nb(st, in_disc, suit, rank)) == want, (g, step, top, suit)
+
+
+def test_public_chances_are_the_hypergeometric_chances_of_the_fitting_counts():
+    from kernels.wieisdeheer import table_nb as T
+
+    st = np.zeros(T.N_ST, np.int64)
+    hands = np.zeros((E.MAX_PLAYERS, E.N_CARDS), np.int64)
+    hand_n = np.zeros(E.MAX_PLAYERS, np.int64)
+    draw, disc = np.zeros(E.N_CARDS, np.int64), np.zeros(E.N_CARDS, np.int64)
+    in_disc = np.zeros(E.N_CARDS, np.int64)
+    T.setup_nb(2, 5, 5, 2, st, hands, hand_n, draw, disc, in_disc)
+    unseen = st[T.ST_CARDS] - st[T.ST_DISC_N]
+    for top in (0, 5, 10, 44):
+        suit, rank = int(T.SUIT_OF[top]), int(T.RANK_OF[top])
+        counts = B.fitting_unseen_nb(st, in_disc, suit, rank)
+        for h in (1, 4, 7, 20):
+            got = B.public_chances_nb(st, in_disc, suit, rank, h)
+            assert got == pytest.approx([B.chance_holds_nb(k, unseen, h) for k in counts], abs=1e-12)

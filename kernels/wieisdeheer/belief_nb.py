@@ -77,8 +77,20 @@ def public_chances_nb(st, in_disc, suit, rank, h):
     no seat's own hand enters, so every observer shares the likelihoods). Returns (a, j, o)."""
     k_a, k_j, k_o = fitting_unseen_nb(st, in_disc, suit, rank)
     unseen = st[ST_CARDS] - st[ST_DISC_N]
-    return (chance_holds_nb(k_a, unseen, h), chance_holds_nb(k_j, unseen, h),
-            chance_holds_nb(k_o, unseen, h))
+    # chance_holds_nb three times over, with one shared denominator and one division each
+    ways = 1.0
+    miss_a = 1.0
+    miss_j = 1.0
+    miss_o = 1.0
+    for i in range(h):
+        ways *= unseen - i
+        miss_a *= max(unseen - k_a - i, 0)
+        miss_j *= max(unseen - k_j - i, 0)
+        miss_o *= max(unseen - k_o - i, 0)
+    if h <= 0 or ways <= 0.0:
+        return 0.0, 0.0, 0.0
+    inv = 1.0 / ways
+    return 1.0 - miss_a * inv, 1.0 - miss_j * inv, 1.0 - miss_o * inv
 
 
 @njit
@@ -116,11 +128,12 @@ def act_likelihoods_nb(act, a, j, o, sabotage, style):
 
 
 @njit
-def is_evidence_nb(policy, pile, rich):
+def is_evidence_nb(policy, pile, rich, sabotage):
     """Only a reasoner's acts on a pile of at least its `rich` points are evidence: a random
     player and a racer act alike whether loyal or not, and on poorer piles a reasoner plays for
-    shedding and questions (the observers' model ignores those acts)."""
-    return policy == P_REASONER and pile >= rich and pile > 0
+    shedding and questions (the observers' model ignores those acts). A reasoner whose sabotage rate
+    is 0 acts alike as mole and loyal too (every likelihood ratio is 1: nothing to compute)."""
+    return policy == P_REASONER and pile >= rich and pile > 0 and sabotage > 0.0
 
 
 @njit
@@ -132,14 +145,13 @@ def bayes_update_nb(post, players, actor, loyal, mole):
         x = post[o, actor]
         if x <= 0.0:
             continue
+        post[o, actor] = x * ratio
         total = 0.0  # the row's own sum, not 1 - x: exact when x is near 1 and the ratio tiny
         for m in range(players):
-            total += x * ratio if m == actor else post[o, m]
+            total += post[o, m]
+        inv = 1.0 / total
         for m in range(players):
-            if m == actor:
-                post[o, m] = x * ratio / total
-            else:
-                post[o, m] = post[o, m] / total
+            post[o, m] *= inv
 
 
 @njit
@@ -161,15 +173,13 @@ def update_one_nb(post, o, players, target, loyal, mole):
     x = post[o, target]
     if x <= 0.0:
         return
-    ratio = mole / loyal
+    post[o, target] = x * (mole / loyal)
     total = 0.0
     for m in range(players):
-        total += x * ratio if m == target else post[o, m]
+        total += post[o, m]
+    inv = 1.0 / total
     for m in range(players):
-        if m == target:
-            post[o, m] = x * ratio / total
-        else:
-            post[o, m] = post[o, m] / total
+        post[o, m] *= inv
 
 
 @njit

@@ -293,7 +293,8 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
                 if checked and not fits_nb(card, st[ST_SUIT], st[ST_RANK], st[ST_PENDING]):
                     return ILLEGAL_MOVE, g, tp
                 pile = st[ST_PILE]
-                if not from_draw and st[ST_PENDING] == 0 and is_evidence_nb(pol, pile, rich[s]):
+                if not from_draw and st[ST_PENDING] == 0 \
+                        and is_evidence_nb(pol, pile, rich[s], seat_f[s, SF_SABOTAGE]):
                     a, j, o = public_chances_nb(st, in_disc, st[ST_SUIT], st[ST_RANK], hand_n[s])
                     r = RANK_OF[card]
                     act = ACT_VOID if r == ACE else (ACT_BANK if r == JACK else ACT_OTHER)
