@@ -128,9 +128,10 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             if a == 0:
                 lines.append("")
                 lines.append("Order:")
-            mark = "right" if c else ("the mole" if seat == mole else "wrong")
+            who = f"seat {seat} (the mole)" if seat == mole else f"seat {seat}"
+            mark = "a decoy" if seat == mole else ("right" if c else "wrong")
             wrote = f"wrote seat {b} ({mark})" if b >= 0 else "wrote nothing"
-            lines.append(f"  {a + 1}. seat {seat}: {wrote}")
+            lines.append(f"  {a + 1}. {who}: {wrote}")
         elif code == e.EV_WINNER:
             lines.append("")
             who = f"the mole, seat {seat}" if a else f"seat {seat}"
