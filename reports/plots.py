@@ -279,3 +279,33 @@ def heatmap(frame: pl.DataFrame, row: str, col: str, value: str, lo: str, hi: st
     cb.ax.yaxis.set_major_formatter(_percent())
     ax.set_title(title, fontsize=10)
     return _png(fig, title, f"{title}: matrix of shares with 95% intervals")
+
+
+@_drawn
+def reliability(frame: pl.DataFrame, stated: str, observed: str, lo: str, hi: str, *, hue: str | None = None,
+                title: str = "", xlabel: str = "stated probability", ylabel: str = "observed frequency"
+                ) -> ReportFigure:
+    """A reliability diagram: observed frequency (with [lo, hi] bars) against the stated probability of
+    each bin, one line per ``hue``, and the diagonal a calibrated forecaster follows."""
+    hues = _unique(frame, hue) if hue else [None]
+    legend_w = _label_width([str(h) for h in hues] + ["calibrated"], 8) + 0.5
+    fig, axes = _new(4.2 + legend_w, 3.8, left=0.8, bottom=0.6, right=legend_w)
+    ax = axes[0, 0]
+    ax.plot([0, 1], [0, 1], color="#555", linestyle="--", linewidth=1, label="calibrated")
+    for k, h in enumerate(hues):
+        part = (frame if h is None else frame.filter(pl.col(hue) == h)).sort(stated)
+        x = part[stated].to_numpy().astype(float)
+        y = part[observed].to_numpy().astype(float)
+        ax.errorbar(x, y, yerr=_err(y, part[lo].to_numpy().astype(float), part[hi].to_numpy().astype(float)),
+                    marker="o", markersize=3.5, capsize=2.5, linewidth=1.2, color=COLORS[k % len(COLORS)],
+                    label=None if h is None else str(h))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.xaxis.set_major_formatter(_percent())
+    ax.yaxis.set_major_formatter(_percent())
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.grid(alpha=0.3)
+    return _png(fig, title, f"{title}: observed frequency against stated probability, with 95% intervals")

@@ -1,0 +1,486 @@
+"""The Wie is de Heer? driver: play games first .. first+count-1 of an arm into a record array.
+
+Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
+- the mole card and the deal of game g come from deal_stream_nb(seed, g, 0), the k-th reshuffle of
+  the discard pile from deal_stream_nb(seed, g, k);
+- seat s's random choices (a random player's cards, the mole's sabotage coins) come from
+  seat_stream_nb(seed, g, s);
+- the answers to questions (how each answer reads) come from extra_stream_nb(seed, g, 0).
+"""
+import numpy as np
+
+from kernels.jit import kernel, njit
+from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
+from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
+from kernels.wieisdeheer.belief_nb import (
+    act_likelihoods_nb, answer_likelihoods_nb, bayes_update_nb, brier_nb, init_beliefs_nb,
+    is_evidence_nb, most_likely_nb, most_uncertain_nb, public_chances_nb, update_one_nb,
+)
+from kernels.wieisdeheer.enums import (
+    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, DRAW_NO_FIT, DRAW_PENALTY, EV_ASK,
+    EV_BANK, EV_BELIEF, EV_CARD, EV_DRAW, EV_END, EV_EVIDENCE, EV_GAME, EV_GOT, EV_ORDER, EV_OUT,
+    EV_PLAY, EV_RESHUFFLE, EV_REVERSE, EV_SABOTAGE, EV_SKIP, EV_STALL, EV_START, EV_VOID,
+    EV_WINNER, JACK, JOKER, MAX_JOKERS, MAX_PLAYERS, MAX_TURNS, MIN_PLAYERS, N_CARDS,
+    N_POLICIES, N_RULES_F, N_RULES_I, N_SUITS, P_RANDOM, R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS,
+    R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN, R_QUESTIONS, RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER,
+    LONG_ROUNDS, SEVEN, STUCK_ROUNDS, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH, TRACE_WIDTH,
+)
+from kernels.wieisdeheer.policies_nb import (
+    choose_slot_nb, jack_suit_nb, pick_nb, play_drawn_nb, stack_slot_nb,
+)
+from kernels.wieisdeheer.rules_nb import (
+    PILE_BANKED, PILE_VOIDED, go_out_nb, next_seat_nb, pile_effect_nb, turn_effect_nb, winner_nb,
+)
+from kernels.wieisdeheer.table_nb import (
+    N_ST, RANK_OF, ST_CARDS, ST_DIR, ST_PENDING, ST_PILE, ST_POT, ST_RANK, ST_RESHUFFLES,
+    ST_SUIT, ST_VOIDED,
+    cards_conserved_nb, discard_nb, draw_one_nb, fits_nb, remove_at_nb, setup_nb,
+)
+
+SCALE = 1e6  # likelihoods in the trace: millionths
+UNIT = np.uint64(11)
+TO_UNIT = 1.0 / 9007199254740992.0
+
+
+@njit
+def ev_nb(trace, tp, code, seat, a, b, c, d, e, f):
+    """Append one trace row (kept while it fits, the last row kept for EV_END). A None trace (a
+    batch) compiles to nothing."""
+    if trace is None:
+        return tp
+    if tp < trace.shape[0] - 1:
+        trace[tp, 0] = code
+        trace[tp, 1] = seat
+        trace[tp, 2] = a
+        trace[tp, 3] = b
+        trace[tp, 4] = c
+        trace[tp, 5] = d
+        trace[tp, 6] = e
+        trace[tp, 7] = f
+    return tp + 1
+
+
+@njit
+def traced_nb(trace):
+    return trace is not None
+
+
+@njit
+def trace_full_nb(trace, tp):
+    if trace is None:
+        return False
+    return tp >= trace.shape[0] - 1
+
+
+@njit
+def permille_nb(p):
+    return np.int64(p * 1000.0 + 0.5)
+
+
+@njit
+def beliefs_ev_nb(trace, tp, post, players):
+    """One EV_BELIEF row per seat: its posterior in per mille."""
+    if trace is None:
+        return tp
+    for o in range(players):
+        v = np.zeros(MAX_PLAYERS, np.int64)
+        for m in range(players):
+            v[m] = permille_nb(post[o, m])
+        tp = ev_nb(trace, tp, EV_BELIEF, o, v[0], v[1], v[2], v[3], v[4], v[5])
+    return tp
+
+
+@njit
+def beliefs_sound_nb(post, players):
+    for o in range(players):
+        total = 0.0
+        for m in range(players):
+            if post[o, m] < 0.0 or post[o, m] > 1.0 + 1e-9:
+                return False
+            total += post[o, m]
+        if post[o, o] != 0.0 or abs(total - 1.0) > 1e-9:
+            return False
+    return True
+
+
+@njit
+def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+    n = seat_policy.shape[0]
+    if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
+        return False
+    if rule_i.shape[0] != N_RULES_I or rule_f.shape[0] != N_RULES_F:
+        return False
+    if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
+            or seat_f.shape[1] != len(SEAT_F_ORDER):
+        return False
+    if rule_i[R_JOKERS] < 0 or rule_i[R_JOKERS] > MAX_JOKERS or rule_i[R_QUESTIONS] < 0:
+        return False
+    if rule_f[RF_ACCURACY] < 0.0 or rule_f[RF_ACCURACY] > 1.0:
+        return False
+    for s in range(n):
+        if seat_policy[s] < 0 or seat_policy[s] >= N_POLICIES or seat_i[s, SI_RICH] < 1:
+            return False
+        if seat_i[s, SI_MOLE_STYLE] < 0 or seat_i[s, SI_MOLE_STYLE] > 1:
+            return False
+        for k in range(seat_f.shape[1]):
+            if not (0.0 <= seat_f[s, k] <= 1.0):
+                return False
+    if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
+        return False
+    return True
+
+
+@kernel
+def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out,
+                  trace, checked):
+    """Play games first..first+count-1 into out[0..count). Returns (status, failed game or -1,
+    trace rows written).
+
+    rule_i: int64[7] in RULE_I_ORDER; rule_f: float64[1] (answer_accuracy). seat_policy:
+    int64[players] (P_*); seat_i: int64[players, 2] (mole_style, rich); seat_f: float64[players, 2]
+    (sabotage, bluff); data: () (no data inputs). out: OUT_DTYPE records. trace: None, or
+    int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every action,
+    verify that the card fitted, every card is in exactly one place and every posterior is a
+    distribution.
+    """
+    if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+        return BAD_ARGS, -1, 0
+    return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
+                   checked)
+
+
+@njit
+def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, trace, checked):
+    n = policies.shape[0]
+    jokers = rule_i[R_JOKERS]
+    play_drawn = rule_i[R_PLAY_DRAWN] != 0
+    questions = rule_i[R_QUESTIONS]
+    answers_public = rule_i[R_ANSWERS_PUBLIC] != 0
+    mole_pot = rule_i[R_MOLE_POT]
+    last_names = rule_i[R_LAST_NAMES] != 0
+    joker_up = rule_i[R_JOKER_UP] != 0
+    accuracy = rule_f[RF_ACCURACY]
+
+    st = np.zeros(N_ST, np.int64)
+    hands = np.zeros((MAX_PLAYERS, N_CARDS), np.int64)
+    hand_n = np.zeros(MAX_PLAYERS, np.int64)
+    draw = np.zeros(N_CARDS, np.int64)
+    disc = np.zeros(N_CARDS, np.int64)
+    in_disc = np.zeros(N_CARDS, np.int64)
+    seen = np.zeros(N_CARDS, np.int64)
+    counts = np.zeros(N_SUITS + 1, np.int64)
+    post = np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64)
+    seat_rng = np.zeros(MAX_PLAYERS, np.uint64)
+    out_of = np.zeros(MAX_PLAYERS, np.int64)  # 1 once the seat's order place is fixed
+    order = np.zeros(MAX_PLAYERS, np.int64)
+    suspect = np.zeros(MAX_PLAYERS, np.int64)
+    p_suspect = np.zeros(MAX_PLAYERS, np.int64)
+    p_mole = np.zeros(MAX_PLAYERS, np.int64)
+    brier = np.zeros(MAX_PLAYERS, np.int64)
+    joker_finish = np.zeros(MAX_PLAYERS, np.int64)
+    asked = np.zeros(MAX_PLAYERS, np.int64)
+    banked = np.zeros(MAX_PLAYERS, np.int64)
+    voided = np.zeros(MAX_PLAYERS, np.int64)
+    drawn = np.zeros(MAX_PLAYERS, np.int64)
+    rich = np.zeros(MAX_PLAYERS, np.int64)
+    for s in range(n):
+        rich[s] = seat_i[s, SI_RICH]
+    tracing = traced_nb(trace)
+    tp = 0
+
+    for k in range(count):
+        g = first + k
+        rec = out[k]
+        tr = tracing and k == 0
+        mole = setup_nb(seed, g, n, jokers, st, hands, hand_n, draw, disc, in_disc)
+        init_beliefs_nb(post, n)
+        ans_rng = extra_stream_nb(seed, g, 0)
+        for s in range(n):
+            seat_rng[s] = seat_stream_nb(seed, g, s)
+            out_of[s] = 0
+            suspect[s] = -1
+            p_suspect[s] = -1
+            p_mole[s] = -1
+            brier[s] = -1
+            joker_finish[s] = 0
+            asked[s] = 0
+            banked[s] = 0
+            voided[s] = 0
+            drawn[s] = 0
+        if tr:
+            tp = ev_nb(trace, tp, EV_GAME, -1, n, jokers, st[ST_CARDS], mole, 0, 0)
+            for s in range(n):
+                for i in range(hand_n[s]):
+                    tp = ev_nb(trace, tp, EV_CARD, s, hands[s, i], 0, 0, 0, 0, 0)
+            tp = ev_nb(trace, tp, EV_START, -1, disc[0], st[ST_PILE], 0, 0, 0, 0)
+            tp = beliefs_ev_nb(trace, tp, post, n)
+        if checked and not cards_conserved_nb(st, hands, hand_n, n, draw, disc, in_disc, seen):
+            return CARDS_LOST, g, tp
+        s = 0
+        turns = 0
+        plays = 0
+        n_out = 0
+        active = n
+        since_out = 0  # turns since somebody went out
+        dry = 0  # dry reshuffles (fewer cards than players still in) and failed draws in a row
+        sabotages = 0
+        n_questions = 0
+        stalled = 0
+        while active > 1:
+            turns += 1
+            if turns > MAX_TURNS:
+                return TOO_LONG, g, tp
+            pol = policies[s]
+            is_mole = s == mole
+            skip = False
+            gone = False
+            last = -1
+            nxt = next_seat_nb(s, st[ST_DIR], n, out_of)
+            if st[ST_PENDING] > 0:
+                slot = stack_slot_nb(pol, hands[s], hand_n[s], seat_rng, s)
+                if slot < 0:
+                    want = st[ST_PENDING]
+                    st[ST_PENDING] = 0
+                    got = 0
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_DRAW, s, want, DRAW_PENALTY, 0, 0, 0, 0)
+                    for _ in range(want):
+                        card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s)
+                        dry = dry_count_nb(dry, card, moved, active)
+                        if moved > 0 and tr:
+                            tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)
+                        if card < 0:
+                            break
+                        got += 1
+                        if tr:
+                            tp = ev_nb(trace, tp, EV_GOT, s, card, 0, 0, 0, 0, 0)
+                    drawn[s] += got
+                    slot = -2
+            else:
+                slot = -1
+            # the turn's cards: one, more after a 7, or a draw (and maybe the drawn card)
+            first_card = True
+            while True:
+                sab = 0
+                from_draw = False
+                if slot == -2:
+                    break
+                if slot < 0:
+                    slot, sab = choose_slot_nb(pol, hands, hand_n, s, st[ST_SUIT], st[ST_RANK],
+                                               st[ST_PILE], rich[s], hand_n[nxt], is_mole,
+                                               seat_f[s, SF_SABOTAGE], seat_i[s, SI_MOLE_STYLE],
+                                               seat_rng, counts, st, in_disc)
+                if slot < 0 and not first_card:
+                    break  # after a 7 a player "mag" lay another card: nothing fits, the turn ends
+                if slot < 0:
+                    card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s)
+                    dry = dry_count_nb(dry, card, moved, active)
+                    if moved > 0 and tr:
+                        tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)
+                    if card < 0:
+                        break
+                    drawn[s] += 1
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_DRAW, s, 1, DRAW_NO_FIT, 0, 0, 0, 0)
+                        tp = ev_nb(trace, tp, EV_GOT, s, card, 0, 0, 0, 0, 0)
+                    slot = hand_n[s] - 1
+                    if not (play_drawn and fits_nb(card, st[ST_SUIT], st[ST_RANK], 0)
+                            and play_drawn_nb(pol, hands[s], hand_n[s], slot, counts, st[ST_PILE],
+                                              rich[s], hand_n[nxt])):
+                        break
+                    from_draw = True
+                card = hands[s, slot]
+                if checked and not fits_nb(card, st[ST_SUIT], st[ST_RANK], st[ST_PENDING]):
+                    return ILLEGAL_MOVE, g, tp
+                pile = st[ST_PILE]
+                if not from_draw and st[ST_PENDING] == 0 \
+                        and is_evidence_nb(pol, pile, rich[s], seat_f[s, SF_SABOTAGE]):
+                    a, j, o = public_chances_nb(st, in_disc, st[ST_SUIT], st[ST_RANK], hand_n[s])
+                    r = RANK_OF[card]
+                    act = ACT_VOID if r == ACE else (ACT_BANK if r == JACK else ACT_OTHER)
+                    ll, lm = act_likelihoods_nb(act, a, j, o, seat_f[s, SF_SABOTAGE],
+                                                seat_i[s, SI_MOLE_STYLE])
+                    bayes_update_nb(post, n, s, ll, lm)
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_EVIDENCE, s, act, np.int64(ll * SCALE + 0.5),
+                                   np.int64(lm * SCALE + 0.5), pile, 1 if sab > 0 else 0, 0)
+                        tp = beliefs_ev_nb(trace, tp, post, n)
+                if sab > 0:
+                    sabotages += 1
+                    if sab == 2 and tr:
+                        tp = ev_nb(trace, tp, EV_SABOTAGE, s, card, pile, 0, 0, 0, 0)
+                remove_at_nb(hands, hand_n, s, slot)
+                discard_nb(st, disc, in_disc, card)
+                plays += 1
+                last = card
+                moved_pts, what = pile_effect_nb(st, card)
+                if RANK_OF[card] == JACK:
+                    st[ST_SUIT] = jack_suit_nb(pol, hands[s], hand_n[s], st[ST_SUIT], seat_rng, s,
+                                               counts)
+                skip = turn_effect_nb(st, card)
+                if tr:
+                    tp = ev_nb(trace, tp, EV_PLAY, s, card, pile, st[ST_PILE], st[ST_PENDING],
+                               st[ST_SUIT], hand_n[s])
+                if what == PILE_BANKED:
+                    banked[s] += moved_pts
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_BANK, s, moved_pts, st[ST_POT], 0, 0, 0, 0)
+                elif what == PILE_VOIDED:
+                    voided[s] += moved_pts
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_VOID, s, moved_pts, 0, 0, 0, 0, 0)
+                        tp = ev_nb(trace, tp, EV_REVERSE, -1, st[ST_DIR], 0, 0, 0, 0, 0)
+                    if questions > 0:
+                        if pol == P_RANDOM:
+                            target = (s + 1 + pick_nb(seat_rng, s, n - 1)) % n
+                        else:
+                            target = most_uncertain_nb(post, s, n)
+                        bluff = seat_f[target, SF_BLUFF]
+                        mole_like = 0
+                        for _ in range(questions):
+                            ans_rng, u = next_word_nb(ans_rng)
+                            x = (u >> UNIT) * TO_UNIT
+                            ll, lm = answer_likelihoods_nb(True, accuracy, bluff)
+                            reads = x < (lm if target == mole else ll)
+                            if reads:
+                                mole_like += 1
+                            ll, lm = answer_likelihoods_nb(reads, accuracy, bluff)
+                            if answers_public:
+                                bayes_update_nb(post, n, target, ll, lm)
+                            else:
+                                update_one_nb(post, s, n, target, ll, lm)
+                        asked[s] += questions
+                        n_questions += questions
+                        if tr:
+                            tp = ev_nb(trace, tp, EV_ASK, s, target, questions, mole_like, 0, 0, 0)
+                            tp = beliefs_ev_nb(trace, tp, post, n)
+                if checked:
+                    if not cards_conserved_nb(st, hands, hand_n, n, draw, disc, in_disc, seen):
+                        return CARDS_LOST, g, tp
+                    if not beliefs_sound_nb(post, n):
+                        return INVARIANT, g, tp
+                if hand_n[s] == 0 or RANK_OF[card] != SEVEN:
+                    break
+                first_card = False
+                slot = -1  # a 7: play another card on it, or draw
+            # going out: the player writes down the current best suspect
+            if hand_n[s] == 0 and out_of[s] == 0:
+                on_joker = last >= 0 and RANK_OF[last] == JOKER
+                go_out_nb(order, n_out, s, on_joker, joker_up)
+                n_out += 1
+                active -= 1
+                out_of[s] = 1
+                gone = True
+                joker_finish[s] = 1 if on_joker else 0
+                write_suspect_nb(pol, post, s, n, mole, seat_rng, suspect, p_suspect, p_mole, brier)
+                if tr:
+                    tp = ev_nb(trace, tp, EV_OUT, s, n_out - 1, suspect[s], p_suspect[s],
+                               joker_finish[s], 0, 0)
+            if active <= 1:
+                break
+            if gone:
+                dry = 0
+                since_out = 0
+            else:
+                since_out += 1
+            if dry >= STUCK_ROUNDS or since_out >= LONG_ROUNDS * active:  # stuck
+                    stalled = 1
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_STALL, -1, active, 0, 0, 0, 0, 0)
+                    break
+            s = next_seat_nb(s, st[ST_DIR], n, out_of)
+            if skip:
+                if tr:
+                    tp = ev_nb(trace, tp, EV_SKIP, s, 0, 0, 0, 0, 0, 0)
+                s = next_seat_nb(s, st[ST_DIR], n, out_of)
+        # the rest of the order: the last player (or, after a stall, fewest cards first)
+        while n_out < n:
+            best = -1
+            for kk in range(n):
+                t = (s + kk) % n
+                if out_of[t] == 0 and (best < 0 or hand_n[t] < hand_n[best]):
+                    best = t
+            order[n_out] = best
+            n_out += 1
+            out_of[best] = 1
+            if last_names:
+                write_suspect_nb(policies[best], post, best, n, mole, seat_rng, suspect,
+                                 p_suspect, p_mole, brier)
+            if tr:
+                tp = ev_nb(trace, tp, EV_OUT, best, n_out - 1, suspect[best], p_suspect[best], 0,
+                           1, 0)
+        winner = winner_nb(order, n, suspect, mole, st[ST_POT], mole_pot)
+        mole_won = winner == mole
+        rec_score = rec["score"]
+        for place in range(n):
+            t = order[place]
+            rec["finish"][t] = place
+            if tr:
+                tp = ev_nb(trace, tp, EV_ORDER, t, place, suspect[t],
+                           1 if suspect[t] == mole and t != mole else 0, 0, 0, 0)
+        for t in range(n):
+            rec_score[t] = 1 if t == winner else 0
+            rec["suspect"][t] = suspect[t]
+            if t == mole:
+                rec["correct"][t] = -1
+                rec["p_suspect"][t] = -1
+                rec["p_mole"][t] = -1
+                rec["brier"][t] = -1
+            else:
+                rec["correct"][t] = 1 if suspect[t] == mole else 0
+                rec["p_suspect"][t] = p_suspect[t]
+                rec["p_mole"][t] = p_mole[t]
+                rec["brier"][t] = brier[t]
+            rec["joker_finish"][t] = joker_finish[t]
+            rec["questions_asked"][t] = asked[t]
+            rec["banked"][t] = banked[t]
+            rec["voided"][t] = voided[t]
+            rec["drawn"][t] = drawn[t]
+        if tr:
+            tp = ev_nb(trace, tp, EV_WINNER, winner, 1 if mole_won else 0, st[ST_POT],
+                       st[ST_VOIDED], st[ST_PILE], 0, 0)
+        rec["winner_mask"] = 1 << winner
+        rec["turns"] = turns
+        rec["rounds"] = 1
+        rec["mole"] = mole
+        rec["mole_won"] = 1 if mole_won else 0
+        rec["pot"] = st[ST_POT]
+        rec["points_voided"] = st[ST_VOIDED]
+        rec["points_left"] = st[ST_PILE]
+        rec["questions"] = n_questions
+        rec["plays"] = plays
+        rec["reshuffles"] = st[ST_RESHUFFLES]
+        rec["sabotages"] = sabotages
+        rec["stalled"] = stalled
+        if tr:
+            if trace_full_nb(trace, tp):
+                return TRACE_FULL, g, tp
+            tp = ev_nb(trace, tp, EV_END, -1, 0, 0, 0, 0, 0, 0)
+    return OK, -1, tp
+
+
+@njit
+def dry_count_nb(dry, card, moved, active):
+    """The stuck counter after a draw: a failed draw or a reshuffle of fewer cards than players
+    still in adds one, a fuller reshuffle starts it again, a plain draw leaves it."""
+    if card < 0 or (0 < moved < active):
+        return dry + 1
+    if moved > 0:
+        return 0
+    return dry
+
+
+@njit
+def write_suspect_nb(policy, post, s, players, mole, seat_rng, suspect, p_suspect, p_mole, brier):
+    """Seat s writes its suspect: the most likely mole in its posterior (random: any other seat);
+    the stated probability, the probability on the true mole and the Brier score are kept (per
+    mille, per mille, millionths)."""
+    if policy == P_RANDOM:
+        w = (s + 1 + pick_nb(seat_rng, s, players - 1)) % players
+    else:
+        w = most_likely_nb(post, s, players)
+    suspect[s] = w
+    p_suspect[s] = permille_nb(post[s, w])
+    p_mole[s] = permille_nb(post[s, mole]) if s != mole else -1
+    brier[s] = np.int64(brier_nb(post, s, players, mole) * SCALE + 0.5)
+

@@ -1,0 +1,244 @@
+"""The players: which card to play, which suit a jack names, whom an ace questions, whether a drawn
+card is played. Three policies (enums P_*):
+
+- reasoner: sheds efficiently (stays in its longest suit, plays a 7 when it can follow it, keeps
+  2s and jokers against draws unless the next player is about to go out), banks a pile of `rich`
+  points or more with a jack, never voids such a pile unless forced, plays an ace on a poor pile for
+  its questions. As the mole it sabotages: voids with a fitting ace and passes up banks at its
+  `sabotage` rate (`mole_style` naive: voids on any pile; smart: voids only a rich pile and only
+  when the void looks forced).
+- racer: sheds like the reasoner but ignores the points (aces and jacks are ordinary cards, kept
+  like any flexible card); as the mole it plays the same.
+- random: a uniformly random fitting card, jack suit, question target and suspect.
+
+Seat s's random choices come from its seat stream only (seat_rng[s]).
+"""
+import numpy as np
+
+from kernels.jit import njit
+from kernels.rng_nb import next_word_nb, uniform_nb
+from kernels.wieisdeheer.belief_nb import public_chances_nb, void_rate_nb
+from kernels.wieisdeheer.enums import (
+    ACE, EIGHT, JACK, JOKER, N_SUITS, NO_SUIT, P_RANDOM, P_REASONER, SEVEN, STYLE_NAIVE, TWO,
+)
+from kernels.wieisdeheer.table_nb import RANK_OF, SUIT_OF, fits_nb
+
+FORCED_ONLY = -1000  # a reasoner's score for voiding a rich pile: played only when nothing else fits
+BANK = 1000  # a reasoner's score for banking a rich pile
+
+
+@njit
+def coin_nb(seat_rng, s, p):
+    """True with chance p from seat s's stream (draws nothing when p is 0 or 1)."""
+    if p <= 0.0:
+        return False
+    if p >= 1.0:
+        return True
+    seat_rng[s], u = next_word_nb(seat_rng[s])
+    return (u >> np.uint64(11)) * (1.0 / 9007199254740992.0) < p
+
+
+@njit
+def pick_nb(seat_rng, s, n):
+    """A uniform integer in [0, n) from seat s's stream."""
+    seat_rng[s], u = next_word_nb(seat_rng[s])
+    return uniform_nb(u, n)
+
+
+@njit
+def suit_counts_nb(hand, hn, counts):
+    for k in range(N_SUITS + 1):
+        counts[k] = 0
+    for i in range(hn):
+        counts[SUIT_OF[hand[i]]] += 1
+
+
+@njit
+def follows_after_nb(hand, hn, slot):
+    """Does the hand hold another card that fits on hand[slot] once it is played (for a 7)?"""
+    c = hand[slot]
+    for i in range(hn):
+        if i != slot and fits_nb(hand[i], SUIT_OF[c], RANK_OF[c], 0):
+            return True
+    return False
+
+
+@njit
+def card_score_nb(hand, hn, slot, counts, pile, rich, next_n, pile_aware):
+    """How much a shedder wants to play hand[slot] now (no draw pending); higher is better."""
+    c = hand[slot]
+    r = RANK_OF[c]
+    su = SUIT_OF[c]
+    score = 0
+    if su != NO_SUIT:
+        score += 3 * (counts[su] - 1)  # stay in the longest suit: the next top is one it can follow
+    if r == TWO or r == JOKER:
+        score -= 40  # kept against draws
+        if next_n <= 2:
+            score += 60  # the next player is about to go out: make it draw
+        if hn <= 2:
+            score += 40
+    elif r == SEVEN:
+        score += 25 if follows_after_nb(hand, hn, slot) else -5
+    elif r == EIGHT:
+        score += 8
+    elif r == JACK:
+        if pile_aware and pile >= rich and pile > 0:
+            score += BANK
+        else:
+            score -= 25  # kept: it changes the suit
+            if hn <= 3:
+                score += 25
+    elif r == ACE and pile_aware:
+        if pile >= rich and pile > 0:
+            score += FORCED_ONLY
+        elif 2 * pile < rich:
+            score += 12  # a cheap void buys three questions
+        else:
+            score -= 12
+    return score
+
+
+@njit
+def best_slot_nb(hand, hn, suit, rank, counts, pile, rich, next_n, pile_aware, skip_rank):
+    """The fitting card with the best score (ties: the first in the hand); cards of rank
+    `skip_rank` are left out (-1: none). Returns -1 when no card qualifies."""
+    best = -1
+    best_score = 0
+    for i in range(hn):
+        if RANK_OF[hand[i]] == skip_rank or not fits_nb(hand[i], suit, rank, 0):
+            continue
+        sc = card_score_nb(hand, hn, i, counts, pile, rich, next_n, pile_aware)
+        if best < 0 or sc > best_score:
+            best = i
+            best_score = sc
+    return best
+
+
+@njit
+def first_of_rank_nb(hand, hn, suit, rank, want):
+    for i in range(hn):
+        if RANK_OF[hand[i]] == want and fits_nb(hand[i], suit, rank, 0):
+            return i
+    return -1
+
+
+@njit
+def stack_slot_nb(policy, hand, hn, seat_rng, s):
+    """A draw is pending: the 2 or joker to stack, -1 when the hand has none. Shedders pass a 2
+    first and keep a joker; random picks any."""
+    n_fit = 0
+    first_two = -1
+    first_joker = -1
+    for i in range(hn):
+        r = RANK_OF[hand[i]]
+        if r == TWO or r == JOKER:
+            n_fit += 1
+            if r == TWO and first_two < 0:
+                first_two = i
+            if r == JOKER and first_joker < 0:
+                first_joker = i
+    if n_fit == 0:
+        return -1
+    if policy == P_RANDOM:
+        k = pick_nb(seat_rng, s, n_fit)
+        for i in range(hn):
+            r = RANK_OF[hand[i]]
+            if r == TWO or r == JOKER:
+                if k == 0:
+                    return i
+                k -= 1
+    return first_two if first_two >= 0 else first_joker
+
+
+@njit
+def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_n, is_mole,
+                   sabotage, style, seat_rng, counts, st, in_disc):
+    """Seat s's card with no draw pending: (slot, sabotage) with slot -1 when nothing fits and
+    sabotage 1 when the mole voids on purpose, 2 when it passes up a bank on purpose."""
+    hand = hands[s]
+    hn = hand_n[s]
+    n_fit = 0
+    for i in range(hn):
+        if fits_nb(hand[i], st_suit, st_rank, 0):
+            n_fit += 1
+    if n_fit == 0:
+        return -1, 0
+    if policy == P_RANDOM:
+        k = pick_nb(seat_rng, s, n_fit)
+        for i in range(hn):
+            if fits_nb(hand[i], st_suit, st_rank, 0):
+                if k == 0:
+                    return i, 0
+                k -= 1
+    if hn == 1:
+        return 0, 0
+    suit_counts_nb(hand, hn, counts)
+    reasoner = policy == P_REASONER
+    rich_pile = pile >= rich and pile > 0
+    if reasoner and is_mole and pile > 0:
+        ace = first_of_rank_nb(hand, hn, st_suit, st_rank, ACE)
+        if ace >= 0 and (rich_pile or style == STYLE_NAIVE):
+            _a, _j, o = public_chances_nb(st, in_disc, st_suit, st_rank, hn)
+            if coin_nb(seat_rng, s, void_rate_nb(style, sabotage, o)):
+                return ace, 1
+        if rich_pile and first_of_rank_nb(hand, hn, st_suit, st_rank, JACK) >= 0 \
+                and has_other_nb(hand, hn, st_suit, st_rank) and coin_nb(seat_rng, s, sabotage):
+            return best_other_nb(hand, hn, st_suit, st_rank, counts, pile, rich, next_n), 2
+    return best_slot_nb(hand, hn, st_suit, st_rank, counts, pile, rich, next_n, reasoner, -1), 0
+
+
+@njit
+def has_other_nb(hand, hn, suit, rank):
+    """A fitting card that is neither an ace nor a jack."""
+    for i in range(hn):
+        r = RANK_OF[hand[i]]
+        if r != ACE and r != JACK and fits_nb(hand[i], suit, rank, 0):
+            return True
+    return False
+
+
+@njit
+def best_other_nb(hand, hn, suit, rank, counts, pile, rich, next_n):
+    """The best fitting card that is neither an ace nor a jack (a pass-up's card)."""
+    best = -1
+    best_score = 0
+    for i in range(hn):
+        r = RANK_OF[hand[i]]
+        if r == ACE or r == JACK or not fits_nb(hand[i], suit, rank, 0):
+            continue
+        sc = card_score_nb(hand, hn, i, counts, pile, rich, next_n, False)
+        if best < 0 or sc > best_score:
+            best = i
+            best_score = sc
+    return best
+
+
+@njit
+def play_drawn_nb(policy, hand, hn, slot, counts, pile, rich, next_n):
+    """Does the player play the card it just drew (it fits)? Random always; shedders unless it is
+    a card they keep (a 2 or joker with nobody to attack, an ace on a rich pile)."""
+    if policy == P_RANDOM:
+        return True
+    suit_counts_nb(hand, hn, counts)
+    return card_score_nb(hand, hn, slot, counts, pile, rich, next_n, policy == P_REASONER) > -30
+
+
+@njit
+def jack_suit_nb(policy, hand, hn, jack_suit, seat_rng, s, counts):
+    """The suit a jack names: the suit the hand holds most of (ties: the lowest; an empty hand keeps
+    the jack's own suit); random: any suit."""
+    if policy == P_RANDOM:
+        return pick_nb(seat_rng, s, N_SUITS)
+    for k in range(N_SUITS + 1):
+        counts[k] = 0
+    for i in range(hn):
+        if RANK_OF[hand[i]] != JACK:
+            counts[SUIT_OF[hand[i]]] += 1
+    best = jack_suit
+    best_n = 0
+    for k in range(N_SUITS):
+        if counts[k] > best_n:
+            best_n = counts[k]
+            best = k
+    return best

@@ -1,0 +1,425 @@
+"""Wie is de Heer?'s own report parts: the answer to the designer. Who wins (the mole's win share by
+player count and mole policy), the sabotage sweep and the mole's best rate, how right and how well
+calibrated the accusations are (Brier score, reliability), how finishing place and questions drive
+correct accusations, the first player's edge in going out, the pot under each mole policy and
+whether the points decide anything, and the rule changes that move the mole's win share towards a
+target (the fair share 1/players: the mole should win as often as any one player).
+
+Columns (docs/schema.md): mole, mole_won, pot, points_voided, points_left, questions, plays,
+reshuffles, sabotages, stalled; per seat finish, suspect, correct, p_suspect, p_mole (per mille),
+brier (millionths), joker_finish, questions_asked, banked, voided, drawn. Win shares by seat are the
+generic first-player section's; the variant comparison's numbers (OUTCOMES) are reused here.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+
+from reports import plots, text
+from reports.compare import Measure
+from reports.context import Context
+from reports.model import Section, Table
+from reports.sections import variants
+from reports.sections.first_player import adjusted
+from reports.stats import mean_interval, share_interval, share_test, welch_difference, wilson
+
+SEAT_COLUMNS = ("finish", "suspect", "correct", "p_suspect", "p_mole", "brier", "questions_asked")
+COLUMNS = ("mole", "mole_won", "pot", "points_voided", "points_left", "sabotages", "questions",
+           "stalled") + SEAT_COLUMNS
+BINS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)  # stated probability bins (reliability)
+QUESTION_BINS = ((0, 0, "none"), (1, 3, "1-3"), (4, 6, "4-6"), (7, 10**6, "7 or more"))
+NOTES = [
+    "The winner is the first player in the final order who wrote the mole, else the mole. The mole's win "
+    "share is a yes/no share over games with a Wilson interval. The fair share is 1/players "
+    "(the mole wins as often as any one player); the report takes it as the designer's target.",
+    "Accusations are those of the seats that reason about the mole (reasoner and racer, not random, "
+    "not the mole itself). Shares over those seats use the per-game share with a Wilson interval at "
+    "the effective number of games; Brier scores are per writer, with a t-interval over games.",
+]
+
+
+def base_policy(label: str) -> str:
+    return label.split("(")[0]
+
+
+OUTCOMES = (
+    Measure("mole_won", "mole win share", lambda arm: pl.col("mole_won"), share=True),
+    Measure("accusers_right", "share of the other seats that wrote the mole",
+            lambda arm: (pl.col("correct").list.eval((pl.element() == 1).cast(pl.Float64)).list.sum()
+                         / (arm.players - 1)), share=True),
+    Measure("pot", "pot per game (points)", lambda arm: pl.col("pot"), lower=0.0),
+    Measure("points_voided", "points voided per game", lambda arm: pl.col("points_voided"), lower=0.0),
+    Measure("questions", "questions per game", lambda arm: pl.col("questions"), lower=0.0),
+)
+
+
+# -- data ------------------------------------------------------------------------------------------------
+def has_columns(ctx: Context) -> bool:
+    names = set(ctx.scan.collect_schema().names())
+    return all(c in names for c in COLUMNS)
+
+
+def seat_params(ctx: Context, arm_name: str) -> list[dict]:
+    for a in ctx.dataset.study.get("arms", []):
+        if a["name"] == arm_name:
+            return [dict(s.get("params") or {}) for s in a.get("seats", [])]
+    return []
+
+
+def labels_frame(ctx: Context) -> pl.DataFrame:
+    return pl.DataFrame([{"arm": a.name, "seat": s, "policy": p, "base": base_policy(p)}
+                         for a in ctx.arms for s, p in enumerate(a.policies)],
+                        schema={"arm": pl.String, "seat": pl.Int64, "policy": pl.String, "base": pl.String})
+
+
+def game_frame(ctx: Context) -> pl.DataFrame:
+    """One row per game: outcome columns, the mole's policy and whether seat 0 took the first place."""
+    def run():
+        labels = labels_frame(ctx).rename({"seat": "mole", "policy": "mole_policy", "base": "mole_base"})
+        return (ctx.scan.select("arm", "game", "players", pl.col("mole").cast(pl.Int64), "mole_won", "pot",
+                                "points_voided", "points_left", "sabotages", "questions", "stalled",
+                                (pl.col("finish").list.get(0) == 0).cast(pl.Int8).alias("seat0_first"),
+                                (pl.col("correct").list.eval((pl.element() == 1).cast(pl.Int32)).list.sum())
+                                .alias("right"))
+                .collect().join(labels, on=["arm", "mole"], how="left"))
+    return ctx.cached(("wieisdeheer", "games"), run)
+
+
+def writer_frame(ctx: Context) -> pl.DataFrame:
+    """One row per (game, seat) for the seats that reason and are not the mole, and wrote a name."""
+    def run():
+        long = (ctx.scan.select("arm", "game", "players", "mole", *SEAT_COLUMNS)
+                .with_columns(seat=pl.int_ranges(0, pl.col("players").cast(pl.Int64)))
+                .explode(["seat", *SEAT_COLUMNS]).collect())
+        return (long.join(labels_frame(ctx), on=["arm", "seat"], how="left")
+                .filter((pl.col("seat") != pl.col("mole")) & (pl.col("suspect") >= 0) & (pl.col("base") != "random"))
+                .with_columns(stated=pl.col("p_suspect") / 1000.0, on_mole=pl.col("p_mole") / 1000.0,
+                              brier_score=pl.col("brier") / 1e6, right=(pl.col("correct") == 1).cast(pl.Float64)))
+    return ctx.cached(("wieisdeheer", "writers"), run)
+
+
+def binary_share(values: pl.Series):
+    """A yes/no share over games with a Wilson interval, and its per-game variance (ddof 1)."""
+    n = len(values)
+    k = float(values.sum())
+    var = (k / n) * (1 - k / n) * n / (n - 1) if n > 1 else math.nan
+    return wilson(k, n), var
+
+
+def per_game_share(frame: pl.DataFrame, value: str):
+    """Mean over games of the per-game mean of `value` (writers within a game are not independent)."""
+    g = frame.group_by("game").agg(pl.col(value).mean().alias("v"))["v"]
+    n = len(g)
+    return share_interval(float(g.mean()), float(g.var()) if n > 1 else math.nan, n) if n else None
+
+
+# -- sections ---------------------------------------------------------------------------------------------
+def _mole_section(ctx: Context, games: pl.DataFrame) -> Section:
+    sec = Section(key=ctx.key("wieisdeheer.mole"), title="How often the mole wins", level=3, notes=NOTES[:1])
+    rows, frame, data = [], [], {}
+    for arm in ctx.arms:
+        part = games.filter(pl.col("arm") == arm.name)
+        if part.is_empty():
+            continue
+        est, var = binary_share(part["mole_won"])
+        claim = ctx.claim(f"mole_share:{arm.name}", "wieisdeheer.mole",
+                          f"{arm.name}: mole win share differs from 1/{arm.players}", share_test(est, var, arm.fair))
+        side = "more" if est.value > arm.fair else "less"
+        found = (f"{side} than the fair {text.pct(arm.fair)}, detectable after correction ({adjusted(claim)})"
+                 if claim.detected else f"not detectably different from the fair {text.pct(arm.fair)}")
+        sec.verdicts.append(f"{arm.name} ({arm.players} players): the mole wins {text.share_ci(est)}, {found}.")
+        rows.append([arm.name, str(arm.players), "all", text.count(len(part)), text.share_ci(est), text.pct(arm.fair)])
+        frame.append({"arm": arm.name, "share": est.value, "lo": est.lo, "hi": est.hi, "fair": arm.fair})
+        data[arm.name] = {"all": est.to_dict()}
+        if len(set(arm.policies)) > 1:
+            for policy, sub in part.group_by("mole_policy", maintain_order=True):
+                e, _ = binary_share(sub["mole_won"])
+                rows.append([arm.name, str(arm.players), f"mole is {policy[0]}", text.count(len(sub)),
+                             text.share_ci(e), text.pct(arm.fair)])
+                data[arm.name][policy[0]] = e.to_dict()
+    sec.tables.append(Table("The mole's win share by arm and the mole's policy",
+                            ["arm", "players", "which games", "games", "mole wins", "fair share"], rows))
+    if frame:
+        sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "arm", "share", "lo", "hi", ref="fair",
+                                               xlabel="arm", ylabel="mole win share",
+                                               title="The mole's win share"))
+    sec.data = {"arms": data}
+    return sec
+
+
+def _sabotage_value(ctx: Context, arm) -> float | None:
+    values = {p.get("sabotage") for p in seat_params(ctx, arm.name) if "sabotage" in p}
+    return values.pop() if len(values) == 1 else None
+
+
+def _sweep_key(ctx: Context, arm) -> str:
+    seats = [{k: v for k, v in p.items() if k != "sabotage"} for p in seat_params(ctx, arm.name)]
+    return json.dumps([arm.players, arm.rules, [base_policy(p) for p in arm.policies], seats], sort_keys=True)
+
+
+def _sabotage_section(ctx: Context, games: pl.DataFrame) -> Section | None:
+    groups: dict[str, list] = {}
+    for arm in ctx.arms:
+        value = _sabotage_value(ctx, arm)
+        if value is not None:
+            groups.setdefault(_sweep_key(ctx, arm), []).append((value, arm))
+    sweeps = [sorted(g, key=lambda x: x[0]) for g in groups.values() if len({v for v, _ in g}) >= 3]
+    if not sweeps:
+        return None
+    sec = Section(key=ctx.key("wieisdeheer.sabotage"), title="The sabotage sweep: the mole's best rate", level=3,
+                  notes=["Arms that differ only in every seat's `sabotage` (any seat may draw the king). The best "
+                         "rate is the one with the highest mole win share; rates whose intervals overlap it are "
+                         "not told apart by this study."])
+    rows, frame, data = [], [], {}
+    for k, sweep in enumerate(sweeps):
+        name = f"sweep {k + 1} ({sweep[0][1].players} players)"
+        points = []
+        for value, arm in sweep:
+            part = games.filter(pl.col("arm") == arm.name)
+            est, _ = binary_share(part["mole_won"])
+            pot = mean_interval(float(part["pot"].mean()), float(part["pot"].var()), len(part))
+            points.append((value, arm, est, pot))
+            rows.append([name, arm.name, f"{value:g}", text.share_ci(est), text.value_ci(pot),
+                         text.number(float(part["sabotages"].mean()))])
+            frame.append({"sabotage": f"{value:g}", "sweep": name, "share": est.value, "lo": est.lo, "hi": est.hi,
+                          "fair": arm.fair})
+        best = max(points, key=lambda p: p[2].value)
+        ties = [f"{p[0]:g}" for p in points if p is not best and p[2].hi >= best[2].lo]
+        sec.verdicts.append(
+            f"{name}: the mole's best sabotage rate is {best[0]:g}, winning {text.share_ci(best[2])}"
+            + (f"; rates {', '.join(ties)} are not told apart from it" if ties else "; every other rate is worse")
+            + f". From rate {points[0][0]:g} to {points[-1][0]:g} the mole's share goes from "
+              f"{text.pct(points[0][2].value)} to {text.pct(points[-1][2].value)} and the pot from "
+              f"{text.number(points[0][3].value)} to {text.number(points[-1][3].value)} points.")
+        data[name] = {f"{p[0]:g}": {"arm": p[1].name, "mole_share": p[2].to_dict(), "pot": p[3].to_dict()}
+                      for p in points}
+    sec.tables.append(Table("Mole win share and pot by sabotage rate", ["sweep", "arm", "sabotage", "mole wins",
+                                                                        "pot per game", "sabotage acts per game"],
+                            rows))
+    sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "sabotage", "share", "lo", "hi", hue="sweep",
+                                           ref="fair", xlabel="sabotage rate", ylabel="mole win share",
+                                           title="Mole win share by sabotage rate"))
+    sec.data = {"sweeps": data}
+    return sec
+
+
+def _accusation_section(ctx: Context, writers: pl.DataFrame) -> Section | None:
+    if writers.is_empty():
+        return None
+    sec = Section(key=ctx.key("wieisdeheer.accusations"), title="Accusations: how right, how well calibrated",
+                  level=3, notes=NOTES[1:] + [
+                      "Brier score: sum over the other seats of (probability - [seat is the mole])^2, 0 is "
+                      "perfect; a writer who keeps the uniform prior scores (n-2)/(n-1). Reliability: writers "
+                      "binned by the probability they gave their suspect; a calibrated player's suspects are "
+                      "right as often as it said."])
+    rows, frame, data = [], [], {}
+    for arm in ctx.arms:
+        part = writers.filter(pl.col("arm") == arm.name)
+        if part.is_empty():
+            continue
+        right = per_game_share(part, "right")
+        brier = mean_interval(float(part["brier_score"].mean()), float(part["brier_score"].var()), len(part))
+        stated = float(part["stated"].mean())
+        prior = (arm.players - 2) / (arm.players - 1)
+        verdict = (f"{arm.name}: the reasoning players name the mole {text.share_ci(right)} of the time (a guess: "
+                   f"{text.pct(1 / (arm.players - 1))}); they say {text.pct(stated)} on average, so they are "
+                   f"{'over' if stated > right.hi else 'under' if stated < right.lo else 'about right in'}"
+                   f"{'confident' if not right.lo <= stated <= right.hi else ' their confidence'}. Brier score "
+                   f"{text.value_ci(brier)} against {text.number(prior)} for the prior alone.")
+        sec.verdicts.append(verdict)
+        rows.append([arm.name, text.count(len(part)), text.share_ci(right), text.pct(stated),
+                     text.pct(float(part["on_mole"].mean())), text.value_ci(brier), text.number(prior)])
+        data[arm.name] = {"right": right.to_dict(), "stated": stated, "brier": brier.to_dict(), "prior_brier": prior}
+        binned = part.with_columns(bin=pl.col("stated").cut(list(BINS[1:-1]), left_closed=True))
+        for _, sub in binned.group_by("bin", maintain_order=True):
+            if len(sub) < 30:
+                continue
+            est = wilson(float(sub["right"].sum()), len(sub))
+            frame.append({"arm": arm.name, "stated": float(sub["stated"].mean()), "observed": est.value,
+                          "lo": est.lo, "hi": est.hi, "n": len(sub)})
+    sec.tables.append(Table("Accusations of the reasoning players", ["arm", "accusations", "right", "stated (mean)",
+                                                                     "probability on the mole", "Brier score",
+                                                                     "Brier of the prior"], rows))
+    if frame:
+        rel = pl.DataFrame(frame)
+        sec.figures.append(plots.reliability(rel, "stated", "observed", "lo", "hi", hue="arm",
+                                             title="Reliability of the written suspects"))
+        data["reliability"] = rel.to_dicts()
+    sec.data = {"arms": data}
+    return sec
+
+
+def _drivers_section(ctx: Context, writers: pl.DataFrame) -> Section | None:
+    if writers.is_empty():
+        return None
+    sec = Section(key=ctx.key("wieisdeheer.drivers"), title="What makes an accusation right: place and questions",
+                  level=3, notes=["Place: 1 = the first in the final order (after the joker rule). Players who go out "
+                                  "early write with less evidence but name first; the last player writes with the most."])
+    rows, qrows, frame, data = [], [], [], {}
+    for arm in ctx.arms:
+        part = writers.filter(pl.col("arm") == arm.name)
+        if part.is_empty():
+            continue
+        by_place = {}
+        for place in range(arm.players):
+            sub = part.filter(pl.col("finish") == place)
+            if len(sub) < 20:
+                continue
+            est = wilson(float(sub["right"].sum()), len(sub))
+            by_place[place] = est
+            frame.append({"place": str(place + 1), "arm": arm.name, "share": est.value, "lo": est.lo, "hi": est.hi})
+        rows.append([arm.name] + [text.share_ci(by_place[p]) if p in by_place else "" for p in range(ctx.max_players)])
+        by_q = {}
+        for lo, hi, label in QUESTION_BINS:
+            sub = part.filter(pl.col("questions_asked").is_between(lo, hi))
+            if len(sub) >= 20:
+                by_q[label] = wilson(float(sub["right"].sum()), len(sub))
+        qrows.append([arm.name] + [text.share_ci(by_q[b[2]]) if b[2] in by_q else "" for b in QUESTION_BINS])
+        if by_place:
+            first, last = by_place[min(by_place)], by_place[max(by_place)]
+            sec.verdicts.append(f"{arm.name}: the first to go out names the mole {text.share_ci(first)}, the last "
+                                f"{text.share_ci(last)}; writers who asked no questions are right "
+                                f"{text.share_ci(by_q['none']) if 'none' in by_q else 'n/a'}, who asked 4-6 "
+                                f"{text.share_ci(by_q['4-6']) if '4-6' in by_q else 'n/a'}.")
+        data[arm.name] = {"by_place": {str(p + 1): e.to_dict() for p, e in by_place.items()},
+                          "by_questions": {k: e.to_dict() for k, e in by_q.items()}}
+    sec.tables.append(Table("Right accusations by place in the final order", ["arm"] +
+                            [f"place {p + 1}" for p in range(ctx.max_players)], rows))
+    sec.tables.append(Table("Right accusations by questions the writer asked", ["arm"] + [b[2] for b in QUESTION_BINS],
+                            qrows))
+    if frame:
+        sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "place", "share", "lo", "hi", hue="arm",
+                                               xlabel="place in the final order", ylabel="right accusations",
+                                               title="Right accusations by place"))
+    sec.data = {"arms": data}
+    return sec
+
+
+def _going_out_section(ctx: Context, games: pl.DataFrame) -> Section:
+    sec = Section(key=ctx.key("wieisdeheer.going_out"), title="The first player's edge in going out", level=3,
+                  notes=["The share of games in which seat 0 (who plays first) takes the first place of the final "
+                         "order, the place that names first, against 1/players."])
+    rows, data = [], {}
+    for arm in ctx.arms:
+        part = games.filter(pl.col("arm") == arm.name)
+        if part.is_empty():
+            continue
+        est, var = binary_share(part["seat0_first"])
+        claim = ctx.claim(f"seat0_first:{arm.name}", "wieisdeheer.going_out",
+                          f"{arm.name}: seat 0 goes out first more or less often than 1/{arm.players}",
+                          share_test(est, var, arm.fair))
+        found = (f"{'more' if est.value > arm.fair else 'less'} often than the fair {text.pct(arm.fair)}, "
+                 f"detectable after correction ({adjusted(claim)})" if claim.detected
+                 else f"not detectably different from the fair {text.pct(arm.fair)}")
+        sec.verdicts.append(f"{arm.name}: seat 0 takes the first place {text.share_ci(est)} of the time, {found}.")
+        rows.append([arm.name, text.share_ci(est), text.pct(arm.fair), text.p_value(claim.adjusted, bare=True)])
+        data[arm.name] = est.to_dict()
+    sec.tables.append(Table("Seat 0 takes the first place", ["arm", "share", "fair share", "adjusted p"], rows))
+    sec.data = {"arms": data}
+    return sec
+
+
+def _pot_section(ctx: Context, games: pl.DataFrame) -> Section:
+    sec = Section(key=ctx.key("wieisdeheer.pot"), title="The pot, and whether the points decide anything", level=3,
+                  notes=["Pot, voided and left: points per game with t-intervals. Small and big pot: games below "
+                         "and at or above the arm's median pot; the difference in the mole's win share is a "
+                         "Welch difference (a claim of the report)."])
+    rows, data = [], {}
+    for arm in ctx.arms:
+        part = games.filter(pl.col("arm") == arm.name)
+        if part.is_empty():
+            continue
+        for policy, sub in part.group_by("mole_policy", maintain_order=True):
+            est = {c: mean_interval(float(sub[c].mean()), float(sub[c].var()), len(sub), lower=0.0)
+                   for c in ("pot", "points_voided", "points_left", "sabotages")}
+            rows.append([arm.name, policy[0], text.count(len(sub))] + [text.value_ci(est[c]) for c in est])
+            data.setdefault(arm.name, {})[policy[0]] = {c: e.to_dict() for c, e in est.items()}
+        threshold = arm.rules.get("mole_pot_threshold", 0) or 0
+        median = float(part["pot"].median())
+        small, big = part.filter(pl.col("pot") < median), part.filter(pl.col("pot") >= median)
+        if len(small) < 2 or len(big) < 2:
+            continue
+        diff = welch_difference(float(big["mole_won"].mean()), float(big["mole_won"].var()), len(big),
+                                float(small["mole_won"].mean()), float(small["mole_won"].var()), len(small))
+        claim = ctx.claim(f"pot_effect:{arm.name}", "wieisdeheer.pot",
+                          f"{arm.name}: the mole's win share differs between small-pot and big-pot games", diff.p_value)
+        gap = (f"the mole wins {text.pct(float(small['mole_won'].mean()))} of the games with a small pot (under "
+               f"{median:g}) and {text.pct(float(big['mole_won'].mean()))} with a big one "
+               f"(difference {text.points(diff)}, {'detectable' if claim.detected else 'not detectable'} after correction)")
+        if threshold > 0:
+            sec.verdicts.append(f"{arm.name}: with mole_pot_threshold = {threshold} the pot decides directly: {gap}.")
+        elif claim.detected:
+            sec.verdicts.append(f"{arm.name}: under the text's rules the points never decide who wins (the winner "
+                                f"is the first right accuser, whatever the pot); {gap}: the pot only tells what the "
+                                f"mole's sabotage revealed.")
+        else:
+            sec.verdicts.append(f"{arm.name}: the points have no effect on who wins here: {gap}. The text's winner "
+                                f"rule ignores the pot, and these numbers show no indirect effect either.")
+        data.setdefault(arm.name, {})["small_minus_big"] = diff.to_dict()
+    sec.tables.append(Table("Points per game by the mole's policy", ["arm", "mole", "games", "pot", "voided",
+                                                                      "left on the pile", "sabotage acts"], rows))
+    sec.data = {"arms": data}
+    return sec
+
+
+def _changes_section(ctx: Context) -> Section | None:
+    pairs = [p for p in ctx.dataset.variant_pairs(ctx.game) if len(p.changes) == 1]  # one change at a time
+    if not pairs:
+        return None
+    comps = variants.comparisons(ctx, pairs)
+    by_key = {p.key: p for p in pairs}
+    sec = Section(key=ctx.key("wieisdeheer.changes"), title="Rule changes and the mole's win share", level=3,
+                  notes=["Each pair differs in one rule only and plays the same deals, so the difference is paired "
+                         "by game. The target is the fair share 1/players. A change moves towards it when the "
+                         "variant's share is nearer to it and the difference is detectable after correction."])
+    rows, data = [], {}
+    for key, cs in comps.items():
+        pair = by_key[key]
+        c = next((x for x in cs if x.measure.key == "mole_won"), None)
+        if c is None:
+            continue
+        fair = pair.a.fair
+        nearer = abs(c.variant.value - fair) < abs(c.baseline.value - fair)
+        verdict = ("moves the mole's share towards the target" if nearer and c.detected else
+                   "moves it away from the target" if c.detected else "has no detectable effect on it")
+        sec.verdicts.append(f"{pair.describe_changes()} ({pair.b.name} against {pair.a.name}): the mole wins "
+                            f"{text.share_ci(c.variant)} instead of {text.share_ci(c.baseline)} (paired difference "
+                            f"{text.points(c.paired)}); the change {verdict} of {text.pct(fair)}.")
+        rows.append([pair.describe_changes(), pair.a.name, pair.b.name, text.share_ci(c.baseline),
+                     text.share_ci(c.variant), text.points(c.paired), "yes" if c.detected else "no",
+                     "towards" if nearer else "away"])
+        data[key] = {"changes": pair.describe_changes(), **c.to_dict()}
+    if not rows:
+        return None
+    sec.tables.append(Table("The mole's win share under each rule change", ["change", "baseline", "variant",
+                                                                           "baseline share", "variant share",
+                                                                           "difference", "detectable", "target"],
+                            rows))
+    sec.data = {"pairs": data}
+    return sec
+
+
+def wieisdeheer_section(ctx: Context) -> Section | None:
+    key, title = ctx.key("wieisdeheer"), ctx.title("Wie is de Heer?: the mole, the accusations and the pot")
+    if not has_columns(ctx):
+        return Section(key=key, title=title, verdicts=[
+            "The dataset lacks the game's columns (" + ", ".join(COLUMNS) + "; docs/schema.md): no analysis."])
+    games = game_frame(ctx)
+    if games.is_empty():
+        return None
+    writers = writer_frame(ctx)
+    sec = Section(key=key, title=title)
+    stalled = int(games["stalled"].sum())
+    sec.verdicts = [f"{text.count(len(games))} games; {text.count(stalled)} ended stuck (the cards left settled the "
+                    f"order: docs/rules/wieisdeheer.md)."]
+    children = [_mole_section(ctx, games), _sabotage_section(ctx, games), _accusation_section(ctx, writers),
+                _drivers_section(ctx, writers), _going_out_section(ctx, games), _pot_section(ctx, games),
+                _changes_section(ctx)]
+    sec.children = [c for c in children if c is not None]
+    sec.data = {"arms": [a.name for a in ctx.arms], "stalled": stalled}
+    return sec
+
+
+SECTIONS = (wieisdeheer_section,)
