@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -113,12 +112,12 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
 
     if ray.is_initialized():
         return False
+    handler = _sigterm_handler()
     address = address or os.environ.get("RAY_ADDRESS")
     games = os.environ.get("KAARTLAB_GAMES")
     runtime_env = {"env_vars": {"KAARTLAB_GAMES": games}} if games else None
     if address and address != "local":
-        _check_reachable(address)
-        _use_auth_token()
+        _use_auth_token(_check_reachable(address))
         began = time.monotonic()
         try:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False,
@@ -126,8 +125,8 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
         except ConnectionError as exc:
             raise RunError(
                 f"cannot join the Ray cluster at {address}: {_first_line(exc)} (after "
-                f"{time.monotonic() - began:.0f} s; a cluster started with token authentication needs "
-                "its token here: set RAY_AUTH_TOKEN or copy ~/.ray/auth_token from the head node; "
+                f"{time.monotonic() - began:.0f} s; a cluster with token authentication needs "
+                "RAY_AUTH_MODE=token here and its token in RAY_AUTH_TOKEN or ~/.ray/auth_token; "
                 "see README, 'Running on a cluster')") from None
         except Exception as exc:  # noqa: BLE001 - version mismatch and the like: one line
             raise RunError(f"cannot join the Ray cluster at {address}: {type(exc).__name__}: "
@@ -139,7 +138,7 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
         except Exception as exc:  # noqa: BLE001
             raise RunError(f"cannot start a local Ray: {type(exc).__name__}: {_first_line(exc)}; "
                            "--workers 0 plays without Ray") from None
-    _keep_our_signal_handlers()
+    _restore_sigterm(handler)
     return True
 
 
@@ -152,12 +151,18 @@ def stop_ray() -> None:
         pass
 
 
-def _keep_our_signal_handlers() -> None:
-    """ray.init may install its own SIGTERM handler; the CLI's (SIGTERM = Ctrl-C) wins."""
-    handler = getattr(sys.modules.get("sim.cli"), "SIGTERM_HANDLER", None)
-    if handler is not None:
-        import signal
+def _sigterm_handler():
+    import signal
 
+    return signal.getsignal(signal.SIGTERM)
+
+
+def _restore_sigterm(handler) -> None:
+    """ray.init installs its own SIGTERM handler; the caller's (the CLI: SIGTERM = Ctrl-C) wins."""
+    import signal
+    import threading
+
+    if callable(handler) and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, handler)
 
 
@@ -166,19 +171,19 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0][:300] if text else type(exc).__name__
 
 
-def _check_reachable(address: str) -> None:
+def _check_reachable(address: str) -> bool:
     """A TCP connect to host:port under CONNECT_TIMEOUT: Ray itself retries an address where
-    nothing listens for minutes."""
+    nothing listens for minutes. True when the address is this machine's own."""
     if address == "auto":
-        return
+        return True
     target = address.split("://", 1)[-1].rstrip("/")
     host, _, port = target.rpartition(":")
     if not host or not port.isdigit():
         raise SpecError(f"--address {address!r}: expected HOST:PORT (e.g. 127.0.0.1:6379), "
                         "ray://HOST:PORT or auto")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT):
-            pass
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT) as conn:
+            return conn.getsockname()[0] == conn.getpeername()[0]
     except OSError as exc:
         why = "nothing listens there" if isinstance(exc, ConnectionRefusedError) else (
             f"no answer within {CONNECT_TIMEOUT:g} s" if isinstance(exc, TimeoutError)
@@ -188,14 +193,23 @@ def _check_reachable(address: str) -> None:
                        "cores") from None
 
 
-def _use_auth_token() -> None:
-    """Send a Ray auth token when one is at hand (Ray >= 2.52 clusters started with `ray start`
-    require it; a cluster without authentication accepts it too)."""
-    if os.environ.get("RAY_AUTH_MODE"):
+def _use_auth_token(same_machine: bool) -> None:
+    """Ray (>= 2.59) starts `ray start` clusters with token authentication, writes the token to
+    ~/.ray/auth_token, and sends it only to a cluster it finds by itself, not to an address given
+    to it. For a cluster on this very machine kaartlab sends the local token as Ray would; a token
+    is never sent to another host unless RAY_AUTH_MODE=token says so."""
+    if os.environ.get("RAY_AUTH_MODE") or not same_machine:
         return
     path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
-    if os.environ.get("RAY_AUTH_TOKEN") or os.path.isfile(path):
-        os.environ["RAY_AUTH_MODE"] = "token"
+    if not (os.environ.get("RAY_AUTH_TOKEN") or os.path.isfile(path)):
+        return
+    os.environ["RAY_AUTH_MODE"] = "token"
+    try:  # Ray caches its configuration: refresh it, as ray.init does for a cluster it finds
+        from ray._private.authentication.authentication_token_setup import _enable_token_auth
+
+        _enable_token_auth()
+    except Exception:  # noqa: BLE001 - another Ray version: the variable alone may be enough
+        pass
 
 
 def alive_cpus() -> float:

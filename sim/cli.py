@@ -28,7 +28,7 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: the run stops, finished batches are kept, Ray is shut down."""
 
 
-def SIGTERM_HANDLER(signum, frame):  # noqa: N802 - pipelines.run re-installs it after ray.init
+def _on_sigterm(signum, frame):
     raise Terminated()
 
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 def _install_sigterm():
     """SIGTERM raises Terminated in the main thread (only there can a handler be set)."""
     try:
-        return signal.signal(signal.SIGTERM, SIGTERM_HANDLER)
+        return signal.signal(signal.SIGTERM, _on_sigterm)
     except ValueError:  # not the main thread
         return None
 
