@@ -117,7 +117,7 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
     games = os.environ.get("KAARTLAB_GAMES")
     runtime_env = {"env_vars": {"KAARTLAB_GAMES": games}} if games else None
     if address and address != "local":
-        _use_auth_token(_check_reachable(address))
+        _use_auth_token(_check_reachable(address), address)
         began = time.monotonic()
         try:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False,
@@ -193,16 +193,20 @@ def _check_reachable(address: str) -> bool:
                        "cores") from None
 
 
-def _use_auth_token(same_machine: bool) -> None:
+def _use_auth_token(same_machine: bool, address: str) -> None:
     """Ray (>= 2.59) starts `ray start` clusters with token authentication, writes the token to
     ~/.ray/auth_token, and sends it only to a cluster it finds by itself, not to an address given
-    to it. For a cluster on this very machine kaartlab sends the local token as Ray would; a token
-    is never sent to another host unless RAY_AUTH_MODE=token says so."""
-    if os.environ.get("RAY_AUTH_MODE") or not same_machine:
+    to it. kaartlab asks the cluster first (one quick call): when it wants a token and the cluster
+    is on this very machine, the local token is sent as Ray would; a token is never sent to another
+    host unless RAY_AUTH_MODE=token says so, and a driver never sends one to a cluster without
+    authentication (its workers could not reach the driver back)."""
+    if os.environ.get("RAY_AUTH_MODE") or address.startswith("ray://") or not _wants_token(address):
         return
     path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
-    if not (os.environ.get("RAY_AUTH_TOKEN") or os.path.isfile(path)):
-        return
+    if not same_machine or not (os.environ.get("RAY_AUTH_TOKEN") or os.path.isfile(path)):
+        raise RunError(f"the Ray cluster at {address} uses token authentication: set "
+                       "RAY_AUTH_MODE=token and give its token in RAY_AUTH_TOKEN (or "
+                       "~/.ray/auth_token; `ray get-auth-token` on the head node prints it)")
     os.environ["RAY_AUTH_MODE"] = "token"
     try:  # Ray caches its configuration: refresh it, as ray.init does for a cluster it finds
         from ray._private.authentication.authentication_token_setup import _enable_token_auth
@@ -210,6 +214,21 @@ def _use_auth_token(same_machine: bool) -> None:
         _enable_token_auth()
     except Exception:  # noqa: BLE001 - another Ray version: the variable alone may be enough
         pass
+
+
+def _wants_token(address: str) -> bool:
+    """Does the cluster's GCS refuse a client without a token? (False when it cannot tell.)"""
+    try:
+        from ray._raylet import GcsClient
+    except ImportError:
+        return False
+    try:
+        GcsClient(address=address)
+    except BaseException as exc:  # noqa: BLE001 - Ray's error types vary between versions
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return "Authentication" in type(exc).__name__ or "InvalidAuthToken" in str(exc)
+    return False
 
 
 def alive_cpus() -> float:
