@@ -120,6 +120,11 @@ class StudyLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             holder = _parse(os.pread(fd, 65536, 0))
+            for _ in range(40):  # the holder writes its name just after it takes the lock
+                if holder:
+                    break
+                time.sleep(0.05)
+                holder = _parse(os.pread(fd, 65536, 0))
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise self.refusal(holder) from None

@@ -39,6 +39,10 @@ STORAGE_TIMEOUT_ENV = "KAARTLAB_STORAGE_TIMEOUT"  # seconds the first look at --
 PARQUET_OPTIONS = {"compression": "lz4", "use_dictionary": False, "write_statistics": ["game"]}
 
 
+def filesystem_from_uri(uri: str):
+    return pafs.FileSystem.from_uri(uri)
+
+
 class StudyDir:
     """A directory holding exactly one study's dataset."""
 
@@ -46,7 +50,7 @@ class StudyDir:
         text = str(out)
         try:
             if "://" in text:
-                self.fs, self.root = pafs.FileSystem.from_uri(text)
+                self.fs, self.root = filesystem_from_uri(text)
             else:
                 self.fs, self.root = pafs.LocalFileSystem(), str(Path(text).expanduser().resolve())
         except (pa.ArrowInvalid, OSError) as exc:
@@ -120,8 +124,11 @@ class StudyDir:
                     f"fingerprint {manifest.get('fingerprint')}), not this one "
                     f"({study.name!r}, {study.fingerprint()}); choose a new --out")
             return True
-        if info.type == pafs.FileType.Directory and [
-                i for i in self.fs.get_file_info(pafs.FileSelector(self.root)) if i.base_name != LOCK]:
+        names = {i.base_name for i in self.fs.get_file_info(pafs.FileSelector(self.root))} \
+            if info.type == pafs.FileType.Directory else set()
+        if LOCK in names:  # a kaartlab directory being claimed (or whose claim was cut off)
+            names -= {LOCK, "data"}
+        if names:
             raise SpecError(f"output directory {self.display!r} is not empty and holds no "
                             f"{MANIFEST}: refusing to write a study into it")
         return False
