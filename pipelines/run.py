@@ -98,6 +98,8 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
             if owned:
                 stop_ray()
         seconds = time.perf_counter() - began
+        # a worker killed mid-write leaves a temporary file; the run is over, no task still writes
+        directory.remove_temporary()
     return RunResult(directory.display, todo_count, len(batches) - todo_count, todo_games, seconds,
                      resumed, redone, lock.taken_over)
 
@@ -122,6 +124,9 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
         try:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False,
                      runtime_env=runtime_env)
+        except SystemExit as exc:  # Ray's own SIGTERM handler, while it connects: ours decides
+            _sigterm_during_init(exc, handler)
+            raise
         except ConnectionError as exc:
             raise RunError(
                 f"cannot join the Ray cluster at {address}: {_first_line(exc)} (after "
@@ -135,6 +140,9 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
         try:
             ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
                      logging_level="ERROR", log_to_driver=False, runtime_env=runtime_env)
+        except SystemExit as exc:  # Ray's own SIGTERM handler, while it starts: ours decides
+            _sigterm_during_init(exc, handler)
+            raise
         except Exception as exc:  # noqa: BLE001
             raise RunError(f"cannot start a local Ray: {type(exc).__name__}: {_first_line(exc)}; "
                            "--workers 0 plays without Ray") from None
@@ -155,6 +163,15 @@ def _sigterm_handler():
     import signal
 
     return signal.getsignal(signal.SIGTERM)
+
+
+def _sigterm_during_init(exc: SystemExit, handler) -> None:
+    """ray.init's SIGTERM handler exits with code 15; hand the signal to the caller's handler."""
+    import signal
+
+    stop_ray()
+    if exc.code == signal.SIGTERM and callable(handler):
+        handler(signal.SIGTERM, None)
 
 
 def _restore_sigterm(handler) -> None:

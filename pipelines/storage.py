@@ -203,6 +203,19 @@ class StudyDir:
             self._delete(integrity.record_relpath(problem.relpath))
             self._delete(problem.relpath)
 
+    def remove_temporary(self) -> int:
+        """Remove temporary files of batch writes (killed workers leave them); the lock holder
+        calls this when no task of its run can still be writing. Returns how many."""
+        selector = pafs.FileSelector(self.root, recursive=True, allow_not_found=True)
+        found = [i.path for i in self.fs.get_file_info(selector)
+                 if i.type == pafs.FileType.File and ".tmp-" in i.base_name and i.base_name.startswith("batch-")]
+        for path in found:
+            try:
+                self.fs.delete_file(path)
+            except FileNotFoundError:
+                pass
+        return len(found)
+
     def _delete(self, relpath: str) -> None:
         try:
             self.fs.delete_file(self.path(relpath))

@@ -28,7 +28,11 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: the run stops, finished batches are kept, Ray is shut down."""
 
 
+_SIGTERM_SEEN = []  # Ray may re-raise our exception as a plain KeyboardInterrupt: remember it here
+
+
 def _on_sigterm(signum, frame):
+    _SIGTERM_SEEN.append(signum)
     raise Terminated()
 
 
@@ -40,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     given = list(sys.argv[1:] if argv is None else argv)
     args.resume_command = "kaartlab " + " ".join(shlex.quote(a) for a in given)
+    _SIGTERM_SEEN.clear()
     previous = _install_sigterm()
     try:
         return args.handler(args) or 0
@@ -56,10 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr = open(os.devnull, "w")
         return 0
     except KeyboardInterrupt as exc:
-        how = "stopped by SIGTERM" if isinstance(exc, Terminated) else "interrupted"
+        terminated = isinstance(exc, Terminated) or bool(_SIGTERM_SEEN)
+        how = "stopped by SIGTERM" if terminated else "interrupted"
         resume = args.resume_command if args.command in ("run", "study") else "rerun the same command"
         print(f"kaartlab: {how}; finished batches are kept; resume with: {resume}", file=sys.stderr)
-        return 143 if isinstance(exc, Terminated) else 130
+        return 143 if terminated else 130
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
