@@ -172,18 +172,42 @@ class Integrity:
         return out
 
 
+MAX_PLANNED = 10**12  # games per arm a manifest may plan (sim.spec.MAX_GAMES)
+
+
+def plan_of(manifest: dict) -> tuple[dict, int, int, list[str]]:
+    """(study, games per arm, batch size, arm names) from a manifest; ValueError naming what is
+    wrong when they do not make a plan (a damaged or hand-edited study.json)."""
+    study = manifest.get("study") if isinstance(manifest, dict) else None
+    if not isinstance(study, dict):
+        raise ValueError("no study table")
+    games, size, arms = study.get("games"), study.get("batch_size"), study.get("arms")
+    for key, value in (("games", games), ("batch_size", size)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PLANNED:
+            raise ValueError(f"{key}={value!r} is not a count of games")
+    if not isinstance(arms, list) or not arms or not all(
+            isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"] and "/" not in a["name"]
+            for a in arms):
+        raise ValueError("the arms are not a list of named arms")
+    names = [a["name"] for a in arms]
+    if len(set(names)) != len(names):
+        raise ValueError("an arm name is used twice")
+    return study, games, size, names
+
+
 def check(fs: pafs.FileSystem, root: str, manifest: dict, deep: bool = False,
           hashes: bool = True) -> Integrity:
     """Check every batch file under `root` against the plan in `manifest` (study.json).
 
     `hashes=False` skips reading the files (size and record only); `deep=True` also reads every
     row (game numbers, the study's fingerprint in the file's metadata)."""
-    study = manifest["study"]
-    games, size = int(study["games"]), int(study["batch_size"])
+    study, games, size, names = plan_of(manifest)
     fingerprint = manifest.get("fingerprint")
+    if not isinstance(fingerprint, str):
+        fingerprint = None
     legacy = manifest.get("integrity") != INTEGRITY
     per_arm = batches_per_arm(games, size)
-    arms = {a["name"]: ArmState(a["name"], per_arm, games) for a in study["arms"]}
+    arms = {name: ArmState(name, per_arm, games) for name in names}
     files: dict[str, pafs.FileInfo] = {}
     extra, temporary = [], []
     selector = pafs.FileSelector(root, recursive=True, allow_not_found=True)

@@ -175,9 +175,16 @@ class StudyDir:
             raise SpecError(f"{self.display!r} is a dataset of format {manifest.get('kaartlab_dataset')}; "
                             f"this kaartlab reads format {FORMAT}")
         data = manifest["study"]
-        arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
-        return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
-                         tuple((data.get("report") or {}).items()))
+        try:
+            arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
+            report = data.get("report") or {}
+            return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
+                             tuple(report.items()))
+        except SpecError as exc:
+            raise SpecError(f"{self.display}/{MANIFEST}: {exc}") from None
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise SpecError(f"{self.display}/{MANIFEST} does not describe a study ({type(exc).__name__}: "
+                            f"{exc}): the directory is damaged") from None
 
     def integrity(self, hashes: bool = True, deep: bool = False) -> integrity.Integrity:
         """Every batch file checked against its record and the plan (pipelines/integrity.py)."""

@@ -144,6 +144,13 @@ class Dataset:
         if not self.root.is_dir():
             raise ReportError(f"{self.root}: not a directory")
         self.manifest = self._read_manifest()
+        try:
+            self._describe()
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ReportError(f"{self.root}/study.json does not describe a study ({type(exc).__name__}: "
+                              f"{exc}): the dataset is damaged") from None
+
+    def _describe(self) -> None:
         study = self.manifest.get("study", {})
         self.study = study
         self.name = study.get("name", self.root.name)
@@ -197,7 +204,7 @@ class Dataset:
         try:
             return _integrity.check(pafs.LocalFileSystem(), str(self.root.resolve()), self.manifest)
         except (KeyError, TypeError, ValueError) as exc:
-            raise ReportError(f"{self.root}/study.json lacks the study's plan ({exc})") from None
+            raise ReportError(f"{self.root}/study.json lacks the study's plan ({exc}): the dataset is damaged") from None
 
     def completeness(self) -> Completeness:
         """Games found per arm against games planned, batch files that failed verification, and

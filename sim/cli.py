@@ -331,10 +331,10 @@ def cmd_trace(args) -> int:
             raise SpecError("trace: name a game (e.g. `kaartlab trace knutten`) or give --dataset")
         arm = _arm_from_args(args, args.game)
         seed = args.seed
-    if args.index < 0:
-        raise SpecError(f"--index={args.index}: expected 0 or more")
-    if seed < 0:
-        raise SpecError(f"--seed={seed}: expected 0 or more")
+    if not 0 <= args.index < 2**63:
+        raise SpecError(f"--index={args.index}: expected 0..2**63-1")
+    if not 0 <= seed < 2**63:
+        raise SpecError(f"--seed={seed}: expected 0..2**63-1")
     sys.stdout.write(get_game(arm.game).runner().trace_game(arm, seed, args.index))
     return 0
 
