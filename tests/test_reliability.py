@@ -334,16 +334,18 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path):
 
 
 def ray_processes(tmpdir: Path) -> list[str]:
-    """Processes whose command line names this Ray temp directory."""
+    """Live processes (not this one) whose command line or environment names this Ray temp
+    directory: Ray's own and its workers (whose titles change, but not their environment)."""
     found = []
     for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
             try:
-                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                text = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
             except OSError:
                 continue
-            if str(tmpdir) in cmdline:
-                found.append(f"{proc.name} {cmdline[:120]}")
+            if str(tmpdir).encode() in text and state != "Z":
+                found.append(f"{proc.name} {(proc / 'cmdline').read_bytes()[:100]!r}")
     return found
 
 
@@ -359,6 +361,23 @@ def test_sigterm_on_ray_leaves_no_ray_process_behind(tmp_path):
         _, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 143 and "stopped by SIGTERM" in stderr
         assert "Traceback" not in stderr and "core dumped" not in stderr and "SIGABRT" not in stderr
+        wait_for(lambda: not ray_processes(ray_tmp), timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_a_killed_ray_driver_leaves_no_ray_process_behind(tmp_path):
+    """SIGKILL cannot be handled: Ray's fate sharing ends the Ray the driver started."""
+    ray_tmp = Path(f"/tmp/kt-{os.getpid()}-kill")
+    out = tmp_path / "k"
+    proc = kaartlab("run", "toy", "--games", "30000000", "--batch-size", "20000", "--workers", "1",
+                    "--out", out, "--no-progress", env={"RAY_TMPDIR": str(ray_tmp)})
+    try:
+        wait_for(lambda: records(out) >= 2, proc=proc)
+        assert ray_processes(ray_tmp)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
         wait_for(lambda: not ray_processes(ray_tmp), timeout=30)
     finally:
         if proc.poll() is None:
