@@ -19,8 +19,12 @@ def run_batch(study: StudySpec, batch: Batch, checked: bool = False) -> pa.Table
     })
 
 
-def run_and_write(study: StudySpec, batch: Batch, out: str) -> tuple[Batch, int]:
-    """Worker task: play a batch and write it atomically; returns (batch, file bytes)."""
+def run_and_write(study: StudySpec, batch: Batch, out: str,
+                  record: dict | None = None) -> tuple[Batch, int]:
+    """Worker task: play a batch and write it atomically, then its record (row count, size,
+    SHA-256, the run and the code that wrote it); returns (batch, file bytes)."""
     from pipelines.storage import StudyDir
 
-    return batch, StudyDir(out).write_batch(batch.relpath, run_batch(study, batch))
+    record = {"fingerprint": study.fingerprint(), "run": None, **(record or {}),
+              "arm": batch.arm, "index": batch.index, "start": batch.start, "count": batch.count}
+    return batch, StudyDir(out).write_batch(batch.relpath, run_batch(study, batch), record)

@@ -1,9 +1,22 @@
-"""A study's work as a list of batches; file names follow from it, so a rerun finds what is done."""
+"""A study's work as batches; file names follow from it, so a rerun finds what is done.
+
+The plan is lazy: a sequence that computes batch i when asked, so planning costs the same for a
+thousand games or a trillion. `check_limits` bounds what a study may ask of this machine before
+anything is written."""
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from pipelines.integrity import batch_relpath, batches_per_arm
+from sim.errors import SpecError
 from sim.spec import StudySpec
+
+MAX_BATCHES = 1_000_000  # batch files per study: listing and checking them stays in seconds
+MAX_BATCH_BYTES = 4 << 30  # a batch's records, Arrow table and Parquet buffer, at most
+RECORD_OVERHEAD = 3  # kernel records + Arrow table + Parquet bytes, per record byte
+DEFAULT_RECORD_BYTES = 256  # when a game's record size cannot be read
 
 
 @dataclass(frozen=True)
@@ -15,13 +28,81 @@ class Batch:
 
     @property
     def relpath(self) -> str:
-        return f"{self.arm}/batch-{self.index:06d}.parquet"
+        return batch_relpath(self.arm, self.index)
 
 
-def plan(study: StudySpec) -> list[Batch]:
-    """Every arm's games cut into batches of study.batch_size (the last may be shorter)."""
-    batches = []
-    for arm in study.arms:
-        for index, start in enumerate(range(0, study.games, study.batch_size)):
-            batches.append(Batch(arm.name, index, start, min(study.batch_size, study.games - start)))
-    return batches
+class Plan(Sequence):
+    """Every arm's games cut into batches of study.batch_size (the last may be shorter), arm by
+    arm; batch i is computed when asked, nothing is stored."""
+
+    def __init__(self, study: StudySpec):
+        self.arms = tuple(a.name for a in study.arms)
+        self.games, self.batch_size = study.games, study.batch_size
+        self.per_arm = batches_per_arm(study.games, study.batch_size)
+
+    def __len__(self) -> int:
+        return self.per_arm * len(self.arms)
+
+    def batch(self, arm: str, index: int) -> Batch:
+        start = index * self.batch_size
+        return Batch(arm, index, start, min(self.batch_size, self.games - start))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.batch(self.arms[i // self.per_arm], i % self.per_arm)
+
+    def __iter__(self) -> Iterator[Batch]:
+        for arm in self.arms:
+            for index in range(self.per_arm):
+                yield self.batch(arm, index)
+
+
+def plan(study: StudySpec) -> Plan:
+    return Plan(study)
+
+
+def memory_bytes() -> int:
+    """Physical memory of this machine (0 when unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def batch_byte_limit(workers: int | None = None) -> int:
+    """What one batch may hold: a share of this machine's memory for every batch that runs at
+    once (one per worker, and the driver's), at most MAX_BATCH_BYTES."""
+    slots = (workers or os.cpu_count() or 1) + 1
+    total = memory_bytes()
+    return min(MAX_BATCH_BYTES, total // (2 * slots)) if total else MAX_BATCH_BYTES
+
+
+def record_bytes(arm) -> int:
+    """Bytes of one game's kernel record (the game's OUT_DTYPE), from its enums (no compile)."""
+    try:
+        return int(arm.info.runner().enums().OUT_DTYPE.itemsize) or DEFAULT_RECORD_BYTES
+    except Exception:  # noqa: BLE001 - a game without the record type: assume a large one
+        return DEFAULT_RECORD_BYTES
+
+
+def check_limits(study: StudySpec, workers: int | None = None) -> None:
+    """Refuse a study this machine cannot plan, list or hold, with the numbers that fit."""
+    batches = len(plan(study))
+    if batches > MAX_BATCHES:
+        need = -(-study.games * len(study.arms) // MAX_BATCHES)
+        raise SpecError(f"{len(study.arms)} arm(s) x {study.games:,} games in batches of "
+                        f"{study.batch_size:,} make {batches:,} batch files; at most "
+                        f"{MAX_BATCHES:,} per study: use --batch-size {need:,} or more, or fewer games")
+    limit = batch_byte_limit(workers)
+    per_game = max(record_bytes(arm) for arm in study.arms) * RECORD_OVERHEAD
+    biggest = min(study.batch_size, study.games)
+    if biggest * per_game > limit:
+        fits = max(1, limit // per_game)
+        raise SpecError(f"batches of {biggest:,} games need about {biggest * per_game / 2**30:,.1f} GiB "
+                        f"each; this machine allows {limit / 2**30:,.1f} GiB per batch "
+                        f"({per_game} bytes per game): use --batch-size {fits:,} or less")

@@ -1,17 +1,35 @@
-"""Run a study: skip finished batches, spread the rest over Ray workers (or run them in-process),
-keep a bounded number in flight, show progress, and write each batch as it lands."""
+"""Run a study: hold the directory's lock, verify what is there and redo what does not verify,
+spread the rest over Ray workers (or run it in-process), keep a bounded number in flight, show
+progress, and write each batch with its record as it lands.
+
+Every way a run can fail ends in one RunError line that says what happened, what is kept and the
+command that resumes; nothing waits without a time limit (connecting, a cluster without capacity),
+and a Ray this run started is shut down whatever happens."""
 from __future__ import annotations
 
 import os
+import socket
 import time
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
 from pipelines.batch import run_and_write
-from pipelines.plan import plan
+from pipelines.lock import StudyLock
+from pipelines.plan import check_limits, plan
 from pipelines.storage import StudyDir
+from sim.errors import KernelError, SpecError
 from sim.spec import StudySpec
+
+CONNECT_TIMEOUT = float(os.environ.get("KAARTLAB_CONNECT_TIMEOUT", "10"))
+CAPACITY_WAIT_ENV = "KAARTLAB_CAPACITY_WAIT"  # seconds a cluster may have no CPU before the run ends
+RETRIES_ENV = "KAARTLAB_TASK_RETRIES"
+POLL_SECONDS = 2.0
+
+
+class RunError(RuntimeError):
+    """A run that could not finish, in one line: what happened, what is kept, how to resume."""
 
 
 @dataclass
@@ -22,6 +40,8 @@ class RunResult:
     games_run: int
     seconds: float
     resumed: bool
+    redone: list[str] = field(default_factory=list)  # batch files that failed verification
+    taken_over: dict | None = None  # the dead driver whose lock this run took over
 
     @property
     def games_per_second(self) -> float:
@@ -38,56 +58,262 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
               progress: bool = True, command: str = "") -> RunResult:
     """workers=0 runs in this process; otherwise Ray with `workers` CPUs on a local cluster
     (default: all cores) or the cluster at `address` / RAY_ADDRESS."""
+    if workers == 0 and address:
+        raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
+                        "(or give --workers N to use the cluster)")
+    check_limits(study, workers)
     directory = StudyDir(out)
-    resumed = directory.prepare(study, command)
-    done = directory.done()
-    todo = [b for b in plan(study) if b.relpath not in done]
-    skipped = len(plan(study)) - len(todo)
-    bar = tqdm(total=sum(b.count for b in todo), unit="games", unit_scale=True, smoothing=0.1,
-               disable=not progress, desc=study.name, dynamic_ncols=True)
-    began = time.perf_counter()
-    if todo:
-        warm_up(study)
-        if workers != 0:
-            start_ray(workers, address)
+    directory.check(study)  # refuse a wrong directory before creating or locking anything
+    resume = command or "the same command"
+    with StudyLock(directory, command) as lock:
+        resumed = directory.prepare(study, command)
+        state = directory.integrity()
+        redone = [str(p) for p in state.bad]
+        directory.clean(state)
+        done = state.good
+        batches = plan(study)
+        todo_games = study.games * len(study.arms) - sum(a.games for a in state.arms.values())
+        todo_count = len(batches) - len(done)
+        todo = (b for b in batches if b.relpath not in done)
+        bar = tqdm(total=todo_games, unit="games", unit_scale=True, smoothing=0.1,
+                   disable=not progress, desc=study.name, dynamic_ncols=True)
+        record = {"fingerprint": study.fingerprint(), "run": uuid.uuid4().hex[:12]}
         began = time.perf_counter()
-        if workers == 0:
-            for batch in todo:
-                run_and_write(study, batch, out)
-                bar.update(batch.count)
-        else:
-            _run_on_ray(study, todo, out, workers, bar)
-    seconds = time.perf_counter() - began
-    bar.close()
-    return RunResult(directory.display, len(todo), skipped, sum(b.count for b in todo), seconds, resumed)
+        owned = False
+        try:
+            if todo_count:
+                warm_up(study)
+                if workers != 0:
+                    owned = start_ray(workers, address, resume)
+                began = time.perf_counter()
+                if workers == 0:
+                    for batch in todo:
+                        run_and_write(study, batch, out, record)
+                        bar.update(batch.count)
+                else:
+                    _run_on_ray(study, todo, todo_count, len(batches), out, workers, bar, record,
+                                resume)
+        finally:
+            bar.close()
+            if owned:
+                stop_ray()
+        seconds = time.perf_counter() - began
+        # a worker killed mid-write leaves a temporary file; the run is over, no task still writes
+        directory.remove_temporary()
+    return RunResult(directory.display, todo_count, len(batches) - todo_count, todo_games, seconds,
+                     resumed, redone, lock.taken_over)
 
 
-def start_ray(workers: int | None, address: str | None) -> None:
-    """Join the cluster at `address` (or RAY_ADDRESS), else start a local one with `workers` CPUs."""
+# ---------------------------------------------------------------------------------------- Ray
+
+def start_ray(workers: int | None, address: str | None, resume: str = "the same command") -> bool:
+    """Join the cluster at `address` (or RAY_ADDRESS), else start a local one with `workers` CPUs
+    (always a new one: a `ray start` cluster on this machine is used only when named). Returns True
+    when this call connected, so the caller disconnects (and stops a Ray it started)."""
     import ray
 
     if ray.is_initialized():
-        return
+        return False
+    handler = _sigterm_handler()
     address = address or os.environ.get("RAY_ADDRESS")
-    if address:
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+    games = os.environ.get("KAARTLAB_GAMES")
+    runtime_env = {"env_vars": {"KAARTLAB_GAMES": games}} if games else None
+    if address and address != "local":
+        _use_auth_token(_check_reachable(address), address)
+        began = time.monotonic()
+        try:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False,
+                     runtime_env=runtime_env)
+        except SystemExit as exc:  # Ray's own SIGTERM handler, while it connects: ours decides
+            _sigterm_during_init(exc, handler)
+            raise
+        except ConnectionError as exc:
+            raise RunError(
+                f"cannot join the Ray cluster at {address}: {_first_line(exc)} (after "
+                f"{time.monotonic() - began:.0f} s; a cluster with token authentication needs "
+                "RAY_AUTH_MODE=token here and its token in RAY_AUTH_TOKEN or ~/.ray/auth_token; "
+                "see README, 'Running on a cluster')") from None
+        except Exception as exc:  # noqa: BLE001 - version mismatch and the like: one line
+            raise RunError(f"cannot join the Ray cluster at {address}: {type(exc).__name__}: "
+                           f"{_first_line(exc)}") from None
     else:
-        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
-                 logging_level="ERROR", log_to_driver=False)
+        try:
+            ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                     logging_level="ERROR", log_to_driver=False, runtime_env=runtime_env)
+        except SystemExit as exc:  # Ray's own SIGTERM handler, while it starts: ours decides
+            _sigterm_during_init(exc, handler)
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise RunError(f"cannot start a local Ray: {type(exc).__name__}: {_first_line(exc)}; "
+                           "--workers 0 plays without Ray") from None
+    _restore_sigterm(handler)
+    return True
 
 
-def _run_on_ray(study, todo, out, workers, bar) -> None:
+def stop_ray() -> None:
     import ray
 
-    task = ray.remote(num_cpus=1, max_retries=2)(run_and_write)
+    try:
+        ray.shutdown()
+    except Exception:  # noqa: BLE001 - shutting down after a failure: nothing more to say
+        pass
+
+
+def _sigterm_handler():
+    import signal
+
+    return signal.getsignal(signal.SIGTERM)
+
+
+def _sigterm_during_init(exc: SystemExit, handler) -> None:
+    """ray.init's SIGTERM handler exits with code 15; hand the signal to the caller's handler."""
+    import signal
+
+    stop_ray()
+    if exc.code == signal.SIGTERM and callable(handler):
+        handler(signal.SIGTERM, None)
+
+
+def _restore_sigterm(handler) -> None:
+    """ray.init installs its own SIGTERM handler; the caller's (the CLI: SIGTERM = Ctrl-C) wins."""
+    import signal
+    import threading
+
+    if callable(handler) and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _check_reachable(address: str) -> bool:
+    """A TCP connect to host:port under CONNECT_TIMEOUT: Ray itself retries an address where
+    nothing listens for minutes. True when the address is this machine's own."""
+    if address == "auto":
+        return True
+    target = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        raise SpecError(f"--address {address!r}: expected HOST:PORT (e.g. 127.0.0.1:6379), "
+                        "ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT) as conn:
+            return conn.getsockname()[0] == conn.getpeername()[0]
+    except OSError as exc:
+        why = "nothing listens there" if isinstance(exc, ConnectionRefusedError) else (
+            f"no answer within {CONNECT_TIMEOUT:g} s" if isinstance(exc, TimeoutError)
+            else (exc.strerror or str(exc)))
+        raise RunError(f"cannot reach a Ray cluster at {address}: {why}; start one with "
+                       "`ray start --head --port PORT` or leave out --address to use this machine's "
+                       "cores") from None
+
+
+def _use_auth_token(same_machine: bool, address: str) -> None:
+    """Ray (>= 2.59) starts `ray start` clusters with token authentication, writes the token to
+    ~/.ray/auth_token, and sends it only to a cluster it finds by itself, not to an address given
+    to it. kaartlab asks the cluster first (one quick call): when it wants a token and the cluster
+    is on this very machine, the local token is sent as Ray would; a token is never sent to another
+    host unless RAY_AUTH_MODE=token says so, and a driver never sends one to a cluster without
+    authentication (its workers could not reach the driver back)."""
+    if os.environ.get("RAY_AUTH_MODE") or address.startswith("ray://") or not _wants_token(address):
+        return
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
+    if not same_machine or not (os.environ.get("RAY_AUTH_TOKEN") or os.path.isfile(path)):
+        raise RunError(f"the Ray cluster at {address} uses token authentication: set "
+                       "RAY_AUTH_MODE=token and give its token in RAY_AUTH_TOKEN (or "
+                       "~/.ray/auth_token; `ray get-auth-token` on the head node prints it)")
+    os.environ["RAY_AUTH_MODE"] = "token"
+    try:  # Ray caches its configuration: refresh it, as ray.init does for a cluster it finds
+        from ray._private.authentication.authentication_token_setup import _enable_token_auth
+
+        _enable_token_auth()
+    except Exception:  # noqa: BLE001 - another Ray version: the variable alone may be enough
+        pass
+
+
+def _wants_token(address: str) -> bool:
+    """Does the cluster's GCS refuse a client without a token? (False when it cannot tell.)"""
+    try:
+        from ray._raylet import GcsClient
+    except ImportError:
+        return False
+    try:
+        GcsClient(address=address)
+    except BaseException as exc:  # noqa: BLE001 - Ray's error types vary between versions
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return "Authentication" in type(exc).__name__ or "InvalidAuthToken" in str(exc)
+    return False
+
+
+def alive_cpus() -> float:
+    import ray
+
+    return sum(n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive"))
+
+
+def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resume) -> None:
+    import ray
+
+    retries = int(os.environ.get(RETRIES_ENV, "3"))
+    capacity_wait = float(os.environ.get(CAPACITY_WAIT_ENV, "120"))
+    task = ray.remote(num_cpus=1, max_retries=retries)(run_and_write)
     slots = int(ray.available_resources().get("CPU", 1))
     max_in_flight = 2 * max(1, workers or slots)
     study_ref = ray.put(study)
-    pending = list(reversed(todo))
-    in_flight = []
-    while pending or in_flight:
-        while pending and len(in_flight) < max_in_flight:
-            in_flight.append(task.remote(study_ref, pending.pop(), out))
-        ready, in_flight = ray.wait(in_flight, num_returns=1)
-        batch, _ = ray.get(ready[0])
+    in_flight: dict = {}
+    finished = 0
+    no_capacity_since = None
+
+    def kept() -> str:
+        return (f"{total - todo_count + finished:,} of {total:,} batches are done and kept; "
+                f"resume with: {resume}")
+
+    exhausted = False
+    while not exhausted or in_flight:
+        while not exhausted and len(in_flight) < max_in_flight:
+            batch = next(todo, None)
+            if batch is None:
+                exhausted = True
+                break
+            in_flight[task.remote(study_ref, batch, out, record)] = batch
+        if not in_flight:
+            break
+        batch = None
+        try:
+            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL_SECONDS)
+            if not ready:
+                if alive_cpus() > 0:
+                    no_capacity_since = None
+                    continue
+                no_capacity_since = no_capacity_since or time.monotonic()
+                if time.monotonic() - no_capacity_since > capacity_wait:
+                    raise RunError(f"the Ray cluster has had no worker with a CPU for "
+                                   f"{capacity_wait:g} s (its nodes are gone); {kept()} "
+                                   "(after nodes rejoin, or without --address)")
+                continue
+            batch = in_flight.pop(ready[0])
+            ray.get(ready[0])
+        except (RunError, KeyboardInterrupt):
+            raise
+        except ray.exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, KernelError):
+                raise KernelError(str(cause).splitlines()[0] + f"; {kept()}") from None
+            raise RunError(f"batch {batch.relpath if batch else '?'} failed on a worker: {type(cause).__name__}: "
+                           f"{_first_line(cause or exc)}; {kept()}") from None
+        except ray.exceptions.RayError as exc:
+            what = {"WorkerCrashedError": "its worker died",
+                    "NodeDiedError": "its node died",
+                    "OutOfMemoryError": "its worker ran out of memory",
+                    "ObjectLostError": "its result was lost"}.get(type(exc).__name__, type(exc).__name__)
+            name = batch.relpath if batch is not None else "a batch"
+            raise RunError(f"batch {name} could not be played: {what} {retries + 1} times "
+                           f"(Ray gives up after {retries} retries: {RETRIES_ENV}); {kept()}") from None
+        except Exception as exc:  # noqa: BLE001 - the connection to the cluster is gone
+            raise RunError(f"lost the Ray cluster: {type(exc).__name__}: {_first_line(exc)}; "
+                           f"{kept()}") from None
+        finished += 1
         bar.update(batch.count)

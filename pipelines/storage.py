@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import subprocess
 import sys
+import threading
 import uuid
 from datetime import datetime, timezone
 from importlib import metadata
@@ -14,12 +16,15 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from pipelines import integrity
 from sim.errors import SpecError
 from sim.registry import get_game
 from sim.spec import StudySpec
 
 MANIFEST = "study.json"
 FORMAT = 2  # 2: seats with player parameters, data files kept in the dataset
+LOCK = ".kaartlab.lock"  # pipelines/lock.py; arm names cannot start with '.'
+STORAGE_TIMEOUT_ENV = "KAARTLAB_STORAGE_TIMEOUT"  # seconds the first look at --out may take
 
 # How batch files are written. The write is the pipeline's largest cost after the kernel, so it is
 # chosen for speed: list items and 32- and 64-bit integers are delta bit-packed; 8- and 16-bit
@@ -34,6 +39,10 @@ FORMAT = 2  # 2: seats with player parameters, data files kept in the dataset
 PARQUET_OPTIONS = {"compression": "lz4", "use_dictionary": False, "write_statistics": ["game"]}
 
 
+def filesystem_from_uri(uri: str):
+    return pafs.FileSystem.from_uri(uri)
+
+
 class StudyDir:
     """A directory holding exactly one study's dataset."""
 
@@ -41,12 +50,38 @@ class StudyDir:
         text = str(out)
         try:
             if "://" in text:
-                self.fs, self.root = pafs.FileSystem.from_uri(text)
+                self.fs, self.root = filesystem_from_uri(text)
             else:
                 self.fs, self.root = pafs.LocalFileSystem(), str(Path(text).expanduser().resolve())
         except (pa.ArrowInvalid, OSError) as exc:
             raise SpecError(f"output path {text!r} cannot be used: {exc}") from None
         self.display = text
+        self.local = isinstance(self.fs, pafs.LocalFileSystem)
+        if not self.local:
+            self._probe()
+
+    def _probe(self) -> None:
+        """Look at the root once under a time limit: an object store without network or
+        credentials retries for minutes; this says so in seconds instead."""
+        limit = float(os.environ.get(STORAGE_TIMEOUT_ENV, "30"))
+        result: dict = {}
+
+        def look():
+            try:
+                result["info"] = self.fs.get_file_info(self.root)
+            except Exception as exc:  # noqa: BLE001 - reported below as one line
+                result["error"] = exc
+
+        thread = threading.Thread(target=look, daemon=True, name="kaartlab-storage-probe")
+        thread.start()
+        thread.join(limit)
+        if thread.is_alive():
+            raise SpecError(f"output {self.display!r} did not answer within {limit:g} s: check the "
+                            "network and the storage credentials (or use a local --out)")
+        if "error" in result:
+            first = str(result["error"]).splitlines()[0] if str(result["error"]) else ""
+            raise SpecError(f"output {self.display!r} cannot be reached: "
+                            f"{type(result['error']).__name__}: {first}")
 
     def path(self, relpath: str) -> str:
         return f"{self.root}/{relpath}"
@@ -57,8 +92,16 @@ class StudyDir:
     def read_manifest(self) -> dict | None:
         if self._info(MANIFEST).type != pafs.FileType.File:
             return None
-        with self.fs.open_input_stream(self.path(MANIFEST)) as f:
-            return json.loads(f.read().decode())
+        try:
+            with self.fs.open_input_stream(self.path(MANIFEST)) as f:
+                manifest = json.loads(f.read().decode())
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise SpecError(f"{self.display}/{MANIFEST} cannot be read ({type(exc).__name__}: "
+                            f"{str(exc)[:200]}): the directory is damaged; choose a new --out") from None
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), dict):
+            raise SpecError(f"{self.display}/{MANIFEST} is not a kaartlab manifest: the directory "
+                            "is damaged; choose a new --out")
+        return manifest
 
     def check(self, study: StudySpec) -> bool:
         """Can this study be written here? True when the directory already holds it (resume).
@@ -81,24 +124,35 @@ class StudyDir:
                     f"fingerprint {manifest.get('fingerprint')}), not this one "
                     f"({study.name!r}, {study.fingerprint()}); choose a new --out")
             return True
-        if info.type == pafs.FileType.Directory and self.fs.get_file_info(pafs.FileSelector(self.root)):
+        names = {i.base_name for i in self.fs.get_file_info(pafs.FileSelector(self.root))} \
+            if info.type == pafs.FileType.Directory else set()
+        if LOCK in names:  # a kaartlab directory being claimed (or whose claim was cut off)
+            names -= {LOCK, "data"}
+        if names:
             raise SpecError(f"output directory {self.display!r} is not empty and holds no "
                             f"{MANIFEST}: refusing to write a study into it")
         return False
 
     def prepare(self, study: StudySpec, command: str = "") -> bool:
-        """Claim the directory for this study (see check). Returns True when resuming."""
+        """Claim the directory for this study (see check). Returns True when resuming.
+        The caller holds the directory's lock (pipelines/lock.py)."""
         if self.check(study):
             return True
         try:
             self.fs.create_dir(self.root, recursive=True)
             self.fs.create_dir(self.path("data"), recursive=True)
+            for value in {d.relpath: d for arm in study.arms for d in arm.data}.values():
+                self._write_atomic(value.relpath, value.text.encode())  # the dataset replays anywhere
+            self._write_atomic(MANIFEST, json.dumps(manifest_for(study, command), indent=2).encode())
+        except OSError as exc:
+            raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
+        return False
+
+    def create_root(self) -> None:
+        try:
+            self.fs.create_dir(self.root, recursive=True)
         except OSError as exc:
             raise SpecError(f"cannot create output directory {self.display!r}: {exc}") from None
-        for value in {d.relpath: d for arm in study.arms for d in arm.data}.values():
-            self._write_atomic(value.relpath, value.text.encode())  # the dataset replays anywhere
-        self._write_atomic(MANIFEST, json.dumps(manifest_for(study, command), indent=2).encode())
-        return False
 
     def read_file(self, relpath: str) -> bytes:
         """A file of the dataset (a data input's copy), by its path relative to the directory."""
@@ -121,32 +175,77 @@ class StudyDir:
             raise SpecError(f"{self.display!r} is a dataset of format {manifest.get('kaartlab_dataset')}; "
                             f"this kaartlab reads format {FORMAT}")
         data = manifest["study"]
-        arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
-        return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
-                         tuple((data.get("report") or {}).items()))
+        try:
+            arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
+            report = data.get("report") or {}
+            return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
+                             tuple(report.items()))
+        except SpecError as exc:
+            raise SpecError(f"{self.display}/{MANIFEST}: {exc}") from None
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise SpecError(f"{self.display}/{MANIFEST} does not describe a study ({type(exc).__name__}: "
+                            f"{exc}): the directory is damaged") from None
+
+    def integrity(self, hashes: bool = True, deep: bool = False) -> integrity.Integrity:
+        """Every batch file checked against its record and the plan (pipelines/integrity.py)."""
+        manifest = self.read_manifest()
+        if manifest is None:
+            raise SpecError(f"{self.display!r} holds no {MANIFEST}: not a kaartlab study directory")
+        try:
+            return integrity.check(self.fs, self.root, manifest, deep=deep, hashes=hashes)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SpecError(f"{self.display}/{MANIFEST} lacks the study's plan ({exc}): the "
+                            "directory is damaged") from None
 
     def done(self) -> set[str]:
-        """Relative paths of complete batch files. Temporary files left by a killed run are
-        incomplete by construction: they are removed."""
-        selector = pafs.FileSelector(self.root, recursive=True, allow_not_found=True)
-        found = set()
-        for info in self.fs.get_file_info(selector):
-            if info.type != pafs.FileType.File or not info.base_name.startswith("batch-"):
-                continue
-            if ".parquet.tmp-" in info.base_name:
-                self.fs.delete_file(info.path)
-            elif info.base_name.endswith(".parquet"):
-                found.add(info.path[len(self.root) + 1:])
-        return found
+        """Relative paths of verified batch files (see integrity)."""
+        return self.integrity().good
 
-    def write_batch(self, relpath: str, table: pa.Table) -> int:
-        """Write a batch under a temporary name and rename it into place; returns its bytes."""
+    def clean(self, state: integrity.Integrity) -> None:
+        """Remove what a resumed run replaces: temporary files of killed writers, and bad batch
+        files with their records. Only the lock holder calls this."""
+        for rel in state.temporary:
+            self._delete(rel)
+        for problem in state.bad:
+            self._delete(integrity.record_relpath(problem.relpath))
+            self._delete(problem.relpath)
+
+    def remove_temporary(self) -> int:
+        """Remove temporary files of batch writes (killed workers leave them); the lock holder
+        calls this when no task of its run can still be writing. Returns how many."""
+        selector = pafs.FileSelector(self.root, recursive=True, allow_not_found=True)
+        found = [i.path for i in self.fs.get_file_info(selector)
+                 if i.type == pafs.FileType.File and ".tmp-" in i.base_name and i.base_name.startswith("batch-")]
+        for path in found:
+            try:
+                self.fs.delete_file(path)
+            except FileNotFoundError:
+                pass
+        return len(found)
+
+    def _delete(self, relpath: str) -> None:
+        try:
+            self.fs.delete_file(self.path(relpath))
+        except FileNotFoundError:
+            pass
+
+    def write_batch(self, relpath: str, table: pa.Table, record: dict | None = None) -> int:
+        """Write a batch under a temporary name and rename it into place, then its record (row
+        count, size and SHA-256 of the very bytes written); returns its bytes. A batch counts as
+        done only once its record is in place."""
         self.fs.create_dir(self.path(relpath.rsplit("/", 1)[0]), recursive=True)
-        tmp = self.path(f"{relpath}.tmp-{uuid.uuid4().hex}")
-        pq.write_table(table, tmp, filesystem=self.fs, **PARQUET_OPTIONS,
-                       column_encoding=delta_columns(table.schema))
-        self.fs.move(tmp, self.path(relpath))
-        return self.fs.get_file_info(self.path(relpath)).size
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, **PARQUET_OPTIONS, column_encoding=delta_columns(table.schema))
+        data = sink.getvalue().to_pybytes()
+        self._delete(integrity.record_relpath(relpath))  # an old record never vouches for new bytes
+        self._write_atomic(relpath, data)
+        if record is not None:
+            record = {**record, **integrity.make_record(
+                record["arm"], record["index"], record["start"], record["count"], data,
+                table.num_rows, record["fingerprint"], record.get("run"))}
+            self._write_atomic(integrity.record_relpath(relpath),
+                               json.dumps(record, indent=1).encode())
+        return len(data)
 
     def _write_atomic(self, relpath: str, data: bytes) -> None:
         tmp = self.path(f"{relpath}.tmp-{uuid.uuid4().hex}")
@@ -173,7 +272,8 @@ def manifest_for(study: StudySpec, command: str = "") -> dict:
         info = get_game(arm.game)
         games[arm.game] = {"version": info.version, **info.score.to_dict()}
     return {"kaartlab_dataset": FORMAT, "fingerprint": study.fingerprint(),
-            "study": study.to_dict(), "games": games, "provenance": provenance(command)}
+            "study": study.to_dict(), "games": games, "provenance": provenance(command),
+            "integrity": integrity.INTEGRITY}
 
 
 def provenance(command: str = "") -> dict:

@@ -69,9 +69,31 @@ def claims_section(family: Family) -> Section:
     return sec
 
 
+def completeness_section(dataset: Dataset) -> Section | None:
+    """The report's first section when the study is incomplete or a batch failed verification:
+    every warning as a verdict, and games found against games planned per arm."""
+    comp = dataset.completeness()
+    warnings = comp.warnings()
+    if not warnings:
+        return None
+    title = ("Note: too few games for statistics" if comp.complete and not comp.unverified
+             else "Warning: incomplete or unverified data")
+    sec = Section(key="completeness", title=title, verdicts=warnings)
+    sec.tables.append(Table("Games found per arm against games planned",
+                            ["arm", "games found", "games planned", "missing batch files"],
+                            [[arm, text.count(comp.found.get(arm, 0)), text.count(planned),
+                              text.count(comp.missing_batches.get(arm, 0))]
+                             for arm, planned in comp.planned.items()]))
+    sec.data = {"complete": comp.complete, "planned": comp.planned, "found": comp.found, "bad": comp.bad,
+                "missing_batches": comp.missing_batches, "unverified": comp.unverified}
+    return sec
+
+
 def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[dict, Table]:
+    planned = dataset.completeness().planned
     arms = [{"name": a.name, "game": a.game, "players": a.players, "rules": a.rules, "policies": list(a.policies),
-             "deck": a.deck, "games": games.get(a.name, 0)} for a in dataset.all_arms]
+             "deck": a.deck, "games": games.get(a.name, 0), "planned": planned.get(a.name)}
+            for a in dataset.all_arms]
     header = {
         "dataset": {"path": str(dataset.root), "study": dataset.name, "fingerprint": dataset.fingerprint,
                     "seed": dataset.study.get("seed"), "games": sum(games.values()), "arms": arms},
@@ -87,27 +109,39 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
     table = Table("Arms", ["arm", "game", "players", "rules that differ", "policies (seat 0 first)", "games"],
                   [[a["name"], a["game"], str(a["players"]),
                     ", ".join(f"{k}={a['rules'].get(k)}" for k in varying) or "-",
-                    ", ".join(a["policies"]), text.count(a["games"])] for a in arms],
+                    ", ".join(a["policies"]),
+                    text.count(a["games"]) + ("" if a["planned"] in (None, a["games"])
+                                              else f" of {text.count(a['planned'])}")] for a in arms],
                   note=("rules shared by every arm: " + ", ".join(f"{k}={v}" for k, v in common.items()))
                   if common else "")
     return header, table
 
 
 def build_report(dataset_dir, out_dir=None, *, edge: float | None = None, correction: str | None = None,
-                 equivalence_margin: float | None = None) -> dict[str, Path]:
+                 equivalence_margin: float | None = None, skip_bad: bool = False) -> dict[str, Path]:
     """Read the study's Parquet dataset and write report.html, report.md and summary.json.
 
     ``out_dir`` defaults to ``dataset_dir``. The options default to study.json's ``report`` table
     (docs/statistics.md): ``edge`` (a share, 0.01 = 1 point) for 'games needed', ``correction``
     ('holm' or 'bh') and ``equivalence_margin`` (a share). Returns ``{"html": ..., "md": ..., "json": ...}``.
-    Raises ``ReportError`` when the directory holds no readable dataset or an option is invalid."""
+    Raises ``ReportError`` when the directory holds no readable dataset or an option is invalid, and
+    (unless ``skip_bad``) when a batch file fails verification, naming every such file. A study that
+    is incomplete, or built with ``skip_bad``, gets a warning section first."""
     dataset = Dataset(dataset_dir)
+    bad = dataset.completeness().bad
+    if bad and not skip_bad:
+        raise ReportError(f"{dataset.root}: {len(bad)} batch file(s) failed verification: " + "; ".join(bad[:20])
+                          + (f" ... and {len(bad) - 20} more" if len(bad) > 20 else "")
+                          + ". Rerun the study's command to redo them (or report without them: --skip-bad)")
     if not dataset.arms:
         raise ReportError(f"{dataset.root}: no batch files yet (expected <arm>/batch-*.parquet)")
     options = Options.resolve(dataset.study, edge=edge, correction=correction, equivalence_margin=equivalence_margin)
     out = Path(out_dir) if out_dir is not None else dataset.root
     out.mkdir(parents=True, exist_ok=True)
     sections, games = build_sections(dataset, options)
+    warning = completeness_section(dataset)
+    if warning is not None:
+        sections.insert(0, warning)
     header, table = _header(dataset, games, options)
     paths = {"html": out / "report.html", "md": out / "report.md", "json": out / "summary.json"}
     render.write_html(paths["html"], header, table, sections)

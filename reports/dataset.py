@@ -12,13 +12,61 @@ from itertools import combinations
 from pathlib import Path
 
 import polars as pl
+import pyarrow.fs as pafs
+
+from pipelines import integrity as _integrity
 
 COMMON_COLUMNS = ("arm", "game", "players", "winner_mask", "n_winners", "turns", "rounds", "score")
 BATCH_GLOB = "batch-*.parquet"
+TOO_FEW_GAMES = 30  # games per arm below which the completeness section says statistics say nothing
 
 
 class ReportError(Exception):
     """The directory is not a readable kaartlab dataset."""
+
+
+@dataclass
+class Completeness:
+    """What a report is built from against what the study planned (pipelines/integrity.py)."""
+
+    planned: dict[str, int]  # arm -> games planned
+    found: dict[str, int]  # arm -> games in batch files that verify
+    bad: list[str]  # "relpath: reason" for every batch file that failed verification
+    missing_batches: dict[str, int]  # arm -> planned batch files that are absent
+    unverified: bool = False  # no record could be checked (no study.json, or written before records)
+
+    @property
+    def complete(self) -> bool:
+        return not self.bad and all(self.found.get(a, 0) == n for a, n in self.planned.items())
+
+    def warnings(self) -> list[str]:
+        """One line per problem, most serious first; empty when the study is complete."""
+        out = []
+        if self.bad:
+            out.append(f"{len(self.bad)} batch file(s) failed verification and are left out of every "
+                       "number below: " + "; ".join(self.bad[:5]) + (" ..." if len(self.bad) > 5 else "")
+                       + ". Rerun the study's command to redo them.")
+        absent = [a for a, n in self.planned.items() if self.found.get(a, 0) == 0]
+        if absent:
+            out.append(f"Arm(s) with no games at all, so absent from every section: {', '.join(absent)}.")
+        short = [a for a, n in self.planned.items() if 0 < self.found.get(a, 0) < n]
+        for arm in short:
+            out.append(f"Arm {arm}: {self.found[arm]:,} of {self.planned[arm]:,} planned games "
+                       f"({self.missing_batches.get(arm, 0):,} batch file(s) missing); its numbers rest "
+                       "on the games found.")
+        few = [a for a, n in self.found.items() if 0 < n < TOO_FEW_GAMES]
+        if out:
+            out.insert(0, "This study is INCOMPLETE: the report covers only part of what was planned. "
+                          "Rerun the study's command to finish it, then rebuild the report.")
+        if few:
+            out.append(f"Too few games for statistics in arm(s) {', '.join(f'{a} ({self.found[a]:,})' for a in few)}: "
+                       f"below {TOO_FEW_GAMES} games an interval or test says next to nothing (n/a or nan where "
+                       "a quantity cannot be estimated at all); read those numbers as a smoke test only.")
+        if self.unverified:
+            out.append("The batch files carry no integrity records (written before kaartlab kept them, "
+                       "or no study.json): they could not be verified. Rerun the study's command to "
+                       "check and record them.")
+        return out
 
 
 @dataclass(frozen=True)
@@ -96,6 +144,13 @@ class Dataset:
         if not self.root.is_dir():
             raise ReportError(f"{self.root}: not a directory")
         self.manifest = self._read_manifest()
+        try:
+            self._describe()
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ReportError(f"{self.root}/study.json does not describe a study ({type(exc).__name__}: "
+                              f"{exc}): the dataset is damaged") from None
+
+    def _describe(self) -> None:
         study = self.manifest.get("study", {})
         self.study = study
         self.name = study.get("name", self.root.name)
@@ -122,7 +177,13 @@ class Dataset:
     def _read_manifest(self) -> dict:
         path = self.root / "study.json"
         if path.exists():
-            return json.loads(path.read_text())
+            try:
+                manifest = json.loads(path.read_text())
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise ReportError(f"{path} cannot be read ({type(exc).__name__}): the dataset is damaged") from None
+            if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), dict):
+                raise ReportError(f"{path} is not a kaartlab manifest")
+            return manifest
         # A directory without study.json: every batch file carries the study in its metadata.
         import pyarrow.parquet as pq
 
@@ -134,11 +195,45 @@ class Dataset:
                         "games": {}}
         raise ReportError(f"{self.root}: no study.json and no batch files with kaartlab metadata")
 
+    # -- integrity --------------------------------------------------------------------------------
+    @cached_property
+    def integrity(self) -> "_integrity.Integrity | None":
+        """Every batch file checked against its record and the plan; None without a study.json."""
+        if not (self.root / "study.json").exists():
+            return None
+        try:
+            return _integrity.check(pafs.LocalFileSystem(), str(self.root.resolve()), self.manifest)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReportError(f"{self.root}/study.json lacks the study's plan ({exc}): the dataset is damaged") from None
+
+    def completeness(self) -> Completeness:
+        """Games found per arm against games planned, batch files that failed verification, and
+        missing batch files: what the report's completeness section says."""
+        state = self.integrity
+        if state is None:
+            found = {}
+            for a in self.all_arms:
+                files = self._files(a.name)
+                found[a.name] = pl.scan_parquet(files).select(pl.len()).collect().item() if files else 0
+            games = int(self.study.get("games", 0))
+            return Completeness({a.name: games for a in self.all_arms}, found, [], {}, unverified=True)
+        return Completeness({n: a.planned_games for n, a in state.arms.items()},
+                            {n: a.games for n, a in state.arms.items()},
+                            [str(p) for p in state.bad],
+                            {n: a.missing_count for n, a in state.arms.items()},
+                            unverified=state.legacy)
+
+    def _files(self, arm: str) -> list[str]:
+        """The arm's batch files that verify (every batch file when there is nothing to check)."""
+        if self.integrity is None:
+            return [str(p) for p in sorted((self.root / arm).glob(BATCH_GLOB))]
+        return [str(self.root / rel) for rel in self.integrity.files(arm)] if arm in self.integrity.arms else []
+
     # -- arms -------------------------------------------------------------------------------------
     @cached_property
     def arms(self) -> list[Arm]:
-        """Arms that have at least one batch file, in study order."""
-        return [a for a in self.all_arms if next((self.root / a.name).glob(BATCH_GLOB), None) is not None]
+        """Arms that have at least one verified batch file, in study order."""
+        return [a for a in self.all_arms if self._files(a.name)]
 
     def arm(self, name: str) -> Arm:
         for a in self.all_arms:
@@ -165,9 +260,8 @@ class Dataset:
     def scan(self, game: str | None = None) -> pl.LazyFrame:
         """One row per game. With one game in the study, the plain glob over every arm; otherwise
         the arms of ``game`` (their files share a schema)."""
-        if game is None or len(self.game_names) == 1:
-            return pl.scan_parquet(self.root / "*" / BATCH_GLOB, hive_partitioning=False)
-        return pl.scan_parquet([self.root / a.name / BATCH_GLOB for a in self.arms_of(game)], hive_partitioning=False)
+        arms = self.arms if game is None else self.arms_of(game)
+        return pl.scan_parquet([f for a in arms for f in self._files(a.name)], hive_partitioning=False)
 
     # -- structure of the study --------------------------------------------------------------------
     def variant_pairs(self, game: str) -> list[Pair]:

@@ -1,8 +1,10 @@
-"""The `kaartlab` command: games, run, study, trace, report."""
+"""The `kaartlab` command: games, run, study, trace, report, verify."""
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -17,8 +19,21 @@ EPILOG = """examples:
   kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
   kaartlab trace --dataset runs/john-knut --arm john-on --index 12
   kaartlab report runs/john-knut
+  kaartlab verify runs/john-knut
   kaartlab bench --quick --json bench.json --compare benchmarks/baseline.json
 """
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: the run stops, finished batches are kept, Ray is shut down."""
+
+
+_SIGTERM_SEEN = []  # Ray may re-raise our exception as a plain KeyboardInterrupt: remember it here
+
+
+def _on_sigterm(signum, frame):
+    _SIGTERM_SEEN.append(signum)
+    raise Terminated()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,21 +42,52 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    given = list(sys.argv[1:] if argv is None else argv)
+    args.resume_command = "kaartlab " + " ".join(shlex.quote(a) for a in given)
+    _SIGTERM_SEEN.clear()
+    previous = _install_sigterm()
     try:
         return args.handler(args) or 0
     except (SpecError, KernelError) as exc:
-        print(f"kaartlab: error: {exc}", file=sys.stderr)
+        print(f"kaartlab: error: {_one_line(exc)}", file=sys.stderr)
         return 1 if isinstance(exc, KernelError) else 2
     except _report_error() as exc:
-        print(f"kaartlab: error: {exc}", file=sys.stderr)
+        print(f"kaartlab: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except _run_error() as exc:
+        print(f"kaartlab: error: {_one_line(exc)}", file=sys.stderr)
+        return 3
     except BrokenPipeError:  # output piped into `head` and the like: not an error
         sys.stderr = open(os.devnull, "w")
         return 0
-    except KeyboardInterrupt:
-        print("kaartlab: interrupted; finished batches are kept, rerun the same command to resume",
-              file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated) or bool(_SIGTERM_SEEN)
+        how = "stopped by SIGTERM" if terminated else "interrupted"
+        resume = args.resume_command if args.command in ("run", "study") else "rerun the same command"
+        print(f"kaartlab: {how}; finished batches are kept; resume with: {resume}", file=sys.stderr)
+        return 143 if terminated else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _install_sigterm():
+    """SIGTERM raises Terminated in the main thread (only there can a handler be set)."""
+    try:
+        return signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        return None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return " ".join(text.split("\n")) if text else type(exc).__name__
+
+
+def _run_error():
+    from pipelines.run import RunError
+
+    return RunError
 
 
 def _report_error():
@@ -88,7 +134,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="write report.html, report.md and summary.json for a dataset")
     p.add_argument("dataset", help="study directory")
     p.add_argument("--out", help="where to write the report (default: the study directory)")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="report on the batch files that verify, with a warning, instead of refusing "
+                        "a dataset with bad ones")
     p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("verify", help="check every batch file of a dataset against its record",
+                       description="Checks each batch file's size, SHA-256 and row count against "
+                                   "the record written with it, and the files against the study's "
+                                   "plan. Exit 0: complete and verified; 1: bad or missing "
+                                   "batches (listed); 2: not a dataset.")
+    p.add_argument("dataset", help="study directory (local path or URI)")
+    p.add_argument("--deep", action="store_true",
+                   help="also read every row: game numbers and the study's fingerprint")
+    p.set_defaults(handler=cmd_verify)
 
     from sim.bench import add_parser as add_bench_parser
 
@@ -112,7 +171,7 @@ def _arm_options(p) -> None:
 
 def _run_options(p) -> None:
     p.add_argument("--out", help="study directory (default runs/<study name>); rerun to resume")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=_whole, default=None,
                    help="Ray worker CPUs (default: all local cores); 0 runs in this process")
     p.add_argument("--batch-size", type=positive_int, default=None, help="games per Parquet file")
     p.add_argument("--address", default=None,
@@ -120,6 +179,14 @@ def _run_options(p) -> None:
     p.add_argument("--report", action="store_true", help="write the report when the run ends")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on when stderr is a terminal)")
+
+
+def _whole(text: str) -> int:
+    """argparse type: a whole number (underscores allowed)."""
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def positive_int(text: str) -> int:
@@ -212,8 +279,16 @@ def _execute(study, args) -> int:
     from pipelines.run import run_study
     from pipelines.storage import StudyDir
 
-    if args.workers is not None and args.workers < 0:
-        raise SpecError(f"--workers={args.workers}: expected 0 (in this process) or more")
+    from pipelines.plan import check_limits
+
+    cores = os.cpu_count() or 1
+    if args.workers is not None and not 0 <= args.workers <= 4 * cores:
+        raise SpecError(f"--workers={args.workers}: expected 0 (in this process) to {4 * cores} "
+                        f"(4 per core of this machine); with --address the cluster's CPUs are used")
+    if args.workers == 0 and args.address:
+        raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
+                        "(or give --workers N to use the cluster)")
+    check_limits(study, args.workers)
     out = args.out or str(Path("runs") / study.name)
     StudyDir(out).check(study)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -223,7 +298,15 @@ def _execute(study, args) -> int:
     for arm in study.arms:
         print(f"  {arm.name}: {arm.describe()}")
     result = run_study(study, out, workers=args.workers, address=args.address, progress=progress,
-                       command="kaartlab " + " ".join(sys.argv[1:]))
+                       command=args.resume_command)
+    if result.taken_over:
+        from pipelines.lock import describe
+
+        print(f"note: took over the lock of a driver that is no longer running "
+              f"({describe(result.taken_over)})")
+    if result.redone:
+        print(f"redid {len(result.redone)} batch file(s) that failed verification: "
+              + "; ".join(result.redone[:5]) + (" ..." if len(result.redone) > 5 else ""))
     if result.batches_run == 0:
         print(f"nothing to do: all {result.batches_skipped} batches are already in {result.out}")
     else:
@@ -248,10 +331,10 @@ def cmd_trace(args) -> int:
             raise SpecError("trace: name a game (e.g. `kaartlab trace knutten`) or give --dataset")
         arm = _arm_from_args(args, args.game)
         seed = args.seed
-    if args.index < 0:
-        raise SpecError(f"--index={args.index}: expected 0 or more")
-    if seed < 0:
-        raise SpecError(f"--seed={seed}: expected 0 or more")
+    if not 0 <= args.index < 2**63:
+        raise SpecError(f"--index={args.index}: expected 0..2**63-1")
+    if not 0 <= seed < 2**63:
+        raise SpecError(f"--seed={seed}: expected 0..2**63-1")
     sys.stdout.write(get_game(arm.game).runner().trace_game(arm, seed, args.index))
     return 0
 
@@ -263,17 +346,44 @@ def _study_from_dataset(directory: str):
 
 
 def cmd_report(args) -> int:
-    _write_report(args.dataset, args.out)
+    _write_report(args.dataset, args.out, skip_bad=args.skip_bad)
     return 0
 
 
-def _write_report(dataset: str, out: str | None) -> None:
+def _write_report(dataset: str, out: str | None, skip_bad: bool = False) -> None:
     from reports import build_report
 
     if not Path(dataset).is_dir():
         raise SpecError(f"dataset {dataset!r} is not a directory")
-    paths = build_report(dataset, out)
+    paths = build_report(dataset, out, skip_bad=skip_bad)
     print("report: " + "  ".join(str(p) for p in paths.values()))
+
+
+def cmd_verify(args) -> int:
+    from pipelines.storage import StudyDir
+
+    directory = StudyDir(args.dataset)
+    state = directory.integrity(deep=args.deep)
+    for line in state.lines(limit=50):
+        print(line)
+    if state.temporary:
+        print(f"  {len(state.temporary)} temporary file(s) of an unfinished write (a resumed run "
+              "removes them)")
+    if state.ok:
+        print(f"verified: every batch of {args.dataset} matches its record"
+              + (" and its rows" if args.deep else ""))
+        return 0
+    what = []
+    if state.bad:
+        what.append(f"{len(state.bad)} bad")
+    missing = sum(a.missing_count for a in state.arms.values())
+    if missing:
+        what.append(f"{missing:,} missing")
+    if state.legacy and not state.bad:
+        what.append("written before batch records")
+    print(f"kaartlab: {args.dataset}: {', '.join(what)} batch file(s); rerun the study's command "
+          "to redo them", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

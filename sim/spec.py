@@ -127,7 +127,7 @@ def make_seats(info: Game, policies, players: int) -> tuple[Seat, ...]:
     if len(seats) == 1:
         seats = seats * players
     if len(seats) != players:
-        raise SpecError(f"policy list has {len(seats)} entries for {players} seats: "
+        raise SpecError(f"policy list has {len(seats)} names for {players} seats: "
                         "give one for every seat or one per seat")
     return tuple(seats)
 
@@ -287,6 +287,9 @@ class StudySpec:
 
     def __post_init__(self):
         check_name("study", self.name)
+        for key, value, hi in (("games", self.games, MAX_GAMES), ("batch_size", self.batch_size, MAX_GAMES)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
+                raise SpecError(f"{key}={value!r}: expected a whole number 1..{hi:,}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
             raise SpecError(f"seed={self.seed!r}: expected a whole number 0..2**63-1")
         names = [a.name for a in self.arms]

@@ -1,4 +1,7 @@
-"""Pipeline: run_batch, determinism across batch sizes and workers, resume, refusal to mix."""
+"""Pipeline: run_batch, determinism across batch sizes and workers, resume, refusal to mix.
+
+On the toy game (tests/toy/): it plays in microseconds, and Knutten's kernel is being replaced on
+another branch. tests/test_reliability*.py hold the integrity, lock, Ray-failure and fault tests."""
 from __future__ import annotations
 
 import json
@@ -21,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def study(games=6_000, batch_size=1_000, seed=11, **arm_rules) -> StudySpec:
-    arms = (ArmSpec.make("knutten", 4, arm_rules, "cautious,trap,random,cautious", name="mixed"),
-            ArmSpec.make("knutten", 3, {"john_knut": False}, "random", name="plain"))
+    arms = (ArmSpec.make("toy", 4, arm_rules, "greedy,greedy:bluff=0.3,random,greedy", name="mixed"),
+            ArmSpec.make("toy", 3, {"lowest_wins": True}, "random", name="plain"))
     return StudySpec("pipe", seed, games, batch_size, arms)
 
 
@@ -36,6 +39,21 @@ def test_plan_covers_every_game_once():
     assert [(b.arm, b.start, b.count) for b in batches if b.arm == "mixed"] == [
         ("mixed", 0, 1000), ("mixed", 1000, 1000), ("mixed", 2000, 500)]
     assert batches[0].relpath == "mixed/batch-000000.parquet"
+    assert len(batches) == 6 and batches[-1] == Batch("plain", 2, 2000, 500) == batches[5]
+
+
+def test_plan_is_lazy_for_a_huge_study():
+    """A trillion games in batches of a million: planning stores nothing (a list of a million
+    batches would take hundreds of MB); the last batch is computed, not searched for."""
+    import tracemalloc
+
+    tracemalloc.start()
+    batches = plan(study(games=10**12, batch_size=10**6))
+    last = batches[-1]
+    size, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert len(batches) == 2 * 10**6 and last == Batch("plain", 10**6 - 1, 10**12 - 10**6, 10**6)
+    assert peak < 1 << 20
 
 
 def test_run_batch_is_a_plain_function_with_provenance():
@@ -62,7 +80,7 @@ def test_batch_files_are_written_as_storage_says(tmp_path):
     assert all(c.compression == "LZ4" for c in columns.values())
     for path in ("game", "turns", "winner_mask", "score.list.element"):
         assert "DELTA_BINARY_PACKED" in columns[path].encodings, path
-    for path in ("players", "swarm_bites", "john_target"):
+    for path in ("players", "tied_tricks", "doubled_tricks"):
         assert "PLAIN" in columns[path].encodings and "DELTA_BINARY_PACKED" not in columns[path].encodings
     assert [p for p, c in columns.items() if c.is_stats_set] == ["game"]
     for i in range(len(meta.schema)):  # levels only for list structure (1 for `score`), not nulls
@@ -96,17 +114,22 @@ def test_same_rows_for_one_and_two_ray_workers(tmp_path):
 def test_different_seed_gives_different_games(tmp_path):
     run_study(study(seed=1), tmp_path / "a", workers=0, progress=False)
     run_study(study(seed=2), tmp_path / "b", workers=0, progress=False)
-    assert not rows(tmp_path / "a")["turns"].equals(rows(tmp_path / "b")["turns"])
+    assert not rows(tmp_path / "a")["score"].equals(rows(tmp_path / "b")["score"])
 
 
 def test_manifest_records_provenance(tmp_path):
     run_study(study(games=1_000), tmp_path / "d", workers=0, progress=False)
     manifest = json.loads((tmp_path / "d" / "study.json").read_text())
     assert manifest["fingerprint"] == study(games=1_000).fingerprint()
-    assert manifest["study"]["arms"][0]["policies"] == ["cautious", "trap", "random", "cautious"]
-    assert manifest["games"]["knutten"] == {"version": 2, "score": "bites", "higher_score_wins": False}
+    assert manifest["study"]["arms"][0]["policies"] == ["greedy", "greedy(bluff=0.3)", "random", "greedy"]
+    assert manifest["games"]["toy"] == {"version": 1, "score": "tricks won", "higher_score_wins": True}
     prov = manifest["provenance"]
     assert prov["packages"]["numba"] and prov["packages"]["pyarrow"] and prov["python"]
+    assert manifest["integrity"] == "sha256-sidecar-1"
+    # which code wrote which batch: every batch's record names the run, the commit and the process
+    record = json.loads((tmp_path / "d" / "mixed" / "batch-000000.parquet.json").read_text())
+    assert record["rows"] == record["count"] == 1_000 and len(record["sha256"]) == 64
+    assert set(record["writer"]) >= {"kaartlab", "git", "host", "pid"} and record["run"]
 
 
 def test_rerun_resumes_and_refuses_another_study(tmp_path):
@@ -135,22 +158,22 @@ def test_refuses_non_study_directory_and_file(tmp_path):
 
 def test_resume_after_the_run_is_killed(tmp_path):
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "sim.cli", "run", "knutten", "--games", "400000", "--players", "4",
-           "--policy", "trap", "--batch-size", "4000", "--workers", "0", "--seed", "5",
+    cmd = [sys.executable, "-m", "sim.cli", "run", "toy", "--games", "2000000", "--players", "4",
+           "--policy", "greedy", "--batch-size", "10000", "--workers", "0", "--seed", "5",
            "--out", str(out), "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 240
-    while time.time() < deadline and len(list(out.glob("main/batch-*.parquet"))) < 3:
+    while time.time() < deadline and len(list(out.glob("main/batch-*.parquet.json"))) < 3:
         if proc.poll() is not None:
             pytest.fail("run ended before it could be killed: " + proc.stderr.read().decode())
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    partial = len(list(out.glob("main/batch-*.parquet")))
-    assert 3 <= partial < 100, "the kill should land part-way"
+    partial = len(list(out.glob("main/batch-*.parquet.json")))
+    assert 3 <= partial < 200, "the kill should land part-way"
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert f"{partial} batches were already done" in done.stdout
     games = pl.scan_parquet(f"{out}/main/*.parquet").select("game").collect()["game"]
-    assert games.len() == 400_000 and games.n_unique() == 400_000
+    assert games.len() == 2_000_000 and games.n_unique() == 2_000_000
     assert not list(out.rglob("*.tmp-*"))
