@@ -127,7 +127,7 @@ def make_seats(info: Game, policies, players: int) -> tuple[Seat, ...]:
     if len(seats) == 1:
         seats = seats * players
     if len(seats) != players:
-        raise SpecError(f"policy list has {len(seats)} names for {players} seats: "
+        raise SpecError(f"policy list has {len(seats)} entries for {players} seats: "
                         "give one for every seat or one per seat")
     return tuple(seats)
 

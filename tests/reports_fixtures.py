@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from pipelines.integrity import INTEGRITY, batch_relpath, make_record, record_relpath
 
 KNUTTEN_RULES = {"threshold": 31, "hand_limit": 5, "bites_to_end": 10, "john_knut": 0, "heavy_weather": 0,
                  "heavy_bites_to_end": 15}
@@ -156,17 +159,22 @@ def _table(arm: FakeArm, cols: dict[str, np.ndarray], lo: int, hi: int) -> pa.Ta
     return pa.table(data)
 
 
-def write_study(root: Path, arms: list[FakeArm], seed: int = 7, batch_size: int = 5000, name: str = "test-study",
-                write_manifest: bool = True) -> dict:
+def write_study(root: Path, arms: list[FakeArm], seed: int = 7, batch_size: int | None = None,
+                name: str = "test-study", write_manifest: bool = True) -> dict:
     """Write DIR/study.json and DIR/<arm>/batch-NNNNNN.parquet; return the study.json content plus
-    'columns': {arm: generated columns} for checks."""
+    'columns': {arm: generated columns} for checks. Batches default to a size that divides every
+    arm's games, so an arm with fewer games than the study's reads as one whose last batches are
+    missing (as after an interrupted run), never as one with a short batch (a damaged file)."""
+    if batch_size is None:
+        common = math.gcd(*(a.games for a in arms))
+        batch_size = next(d for d in range(min(5000, common), 0, -1) if common % d == 0)
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     fingerprint = hashlib.sha256(json.dumps([name, seed, [a.name for a in arms]]).encode()).hexdigest()[:16]
     study = {"name": name, "seed": seed, "games": max(a.games for a in arms), "batch_size": batch_size,
              "arms": [{"name": a.name, "game": a.game, "game_version": 1, "players": a.players,
                        "rules": a.all_rules, "policies": a.seat_policies, "deck": None} for a in arms]}
-    manifest = {"kaartlab_dataset": 1, "fingerprint": fingerprint, "study": study,
+    manifest = {"kaartlab_dataset": 2, "integrity": INTEGRITY, "fingerprint": fingerprint, "study": study,
                 "games": {g: GAME_INFO[g] for g in dict.fromkeys(a.game for a in arms)},
                 "provenance": {"kaartlab": "0.1.0", "git": None, "python": "3.11", "packages": {},
                                "created": "2025-01-01T00:00:00Z", "command": "tests/reports_fixtures.py"}}
@@ -181,9 +189,13 @@ def write_study(root: Path, arms: list[FakeArm], seed: int = 7, batch_size: int 
             table = _table(arm, cols, lo, min(lo + batch_size, arm.games))
             table = table.replace_schema_metadata({"kaartlab.fingerprint": fingerprint, "kaartlab.arm": arm.name,
                                                    "kaartlab.study": json.dumps(study)})
-            tmp = root / arm.name / f".batch-{b:06d}.parquet.tmp"
-            pq.write_table(table, tmp)
-            tmp.rename(root / arm.name / f"batch-{b:06d}.parquet")
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink)
+            data = sink.getvalue().to_pybytes()
+            relpath = batch_relpath(arm.name, b)
+            (root / relpath).write_bytes(data)
+            record = make_record(arm.name, b, lo, table.num_rows, data, table.num_rows, fingerprint, None)
+            (root / record_relpath(relpath)).write_text(json.dumps(record))
     if write_manifest:
         (root / "study.json").write_text(json.dumps(manifest, indent=1))
     return {**manifest, "columns": generated}

@@ -121,7 +121,7 @@ def study(tmp_path_factory):
         *[FakeArm(f"mixed-{i}", games=6000, policies=pol, win_probs=probs_for(pol, STRENGTH), rules={"threshold": 25})
           for i, pol in enumerate(ROTATION)],
     ]
-    written = write_study(root, arms, seed=5, batch_size=5000)
+    written = write_study(root, arms, seed=5)
     out = tmp_path_factory.mktemp("out")
     paths = build_report(root, out_dir=out)
     return {"root": root, "out": out, "paths": paths, "written": written, "arms": {a.name: a for a in arms},
@@ -141,8 +141,10 @@ def test_summary_json_contains_the_numbers(study):
     assert s["kaartlab_report"] == 1
     assert s["dataset"]["fingerprint"] == study["written"]["fingerprint"]
     assert {a["name"]: a["games"] for a in s["dataset"]["arms"]}["john-on"] == 12000
-    assert list(s["sections"]) == ["first_player", "distributions", "variants", "policies", "knutten.john_knut",
-                                   "knutten.heavy_weather", "claims"]
+    # the rotated arms hold 6,000 of the study's 12,000 games: the report says so first
+    assert list(s["sections"]) == ["completeness", "first_player", "distributions", "variants", "policies",
+                                   "knutten.john_knut", "knutten.heavy_weather", "claims"]
+    assert "mixed-0" in json.dumps(s["sections"]["completeness"])
     fp = s["sections"]["first_player"]["data"]["arms"]["john-off"]
     ref = weighted_wins(cols["john-off"], 4) / 12000
     assert [x["estimate"] for x in fp["seats"]] == pytest.approx(ref.tolist())
@@ -364,10 +366,15 @@ def test_dataset_without_study_json_reads_parquet_metadata(tmp_path):
 
 
 def test_reports_reads_only_the_dataset():
+    """Reports import neither the kernels nor the simulator; of the pipeline only the dataset's
+    own integrity check (plain pyarrow and hashlib), which says which files can be trusted."""
     for path in (ROOT / "reports").rglob("*.py"):
         src = path.read_text()
-        assert not re.search(r"^\s*(from|import)\s+(kernels|sim|pipelines)\b", src, re.M), path
+        for line in re.findall(r"^\s*(?:from|import)\s+(?:kernels|sim|pipelines)\b.*$", src, re.M):
+            assert line.strip() == "from pipelines import integrity as _integrity", (path, line)
         assert "import matplotlib.pyplot" not in src, path
+    integrity = (ROOT / "pipelines" / "integrity.py").read_text()
+    assert not re.search(r"^\s*(from|import)\s+(kernels|sim)\b", integrity, re.M)
 
 
 def test_heavy_weather_section_without_john(tmp_path):
