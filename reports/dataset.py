@@ -240,6 +240,8 @@ class Dataset:
             game = a.get("game", "game")
             players = int(a["players"])
             policies = tuple(a.get("policies") or ()) or ("default",) * players
+            if not isinstance(a["name"], str) or not a["name"] or "/" in a["name"] or a["name"].startswith("."):
+                raise ValueError(f"arm name {a['name']!r}")
             arms.append(Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
                             policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
                             index=i))
