@@ -61,7 +61,7 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     if workers == 0 and address:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
-    check_limits(study, workers)
+    check_limits(study, None if (address or os.environ.get("RAY_ADDRESS")) and workers != 0 else workers)
     directory = StudyDir(out)
     directory.check(study)  # refuse a wrong directory before creating or locking anything
     resume = command or "the same command"
@@ -324,7 +324,7 @@ def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resum
     retries = int(os.environ.get(RETRIES_ENV, "3"))
     capacity_wait = float(os.environ.get(CAPACITY_WAIT_ENV, "120"))
     task = ray.remote(num_cpus=1, max_retries=retries)(run_and_write)
-    slots = int(ray.available_resources().get("CPU", 1))
+    slots = int(ray.cluster_resources().get("CPU", 1))
     max_in_flight = 2 * max(1, workers or slots)
     study_ref = ray.put(study)
     in_flight: dict = {}
