@@ -61,7 +61,7 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     if workers == 0 and address:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
-    check_limits(study, workers)
+    check_limits(study, None if (address or os.environ.get("RAY_ADDRESS")) and workers != 0 else workers)
     directory = StudyDir(out)
     directory.check(study)  # refuse a wrong directory before creating or locking anything
     resume = command or "the same command"
@@ -137,6 +137,7 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
             raise RunError(f"cannot join the Ray cluster at {address}: {type(exc).__name__}: "
                            f"{_first_line(exc)}") from None
     else:
+        _start_reaper()
         try:
             ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
                      logging_level="ERROR", log_to_driver=False, runtime_env=runtime_env)
@@ -157,6 +158,69 @@ def stop_ray() -> None:
         ray.shutdown()
     except Exception:  # noqa: BLE001 - shutting down after a failure: nothing more to say
         pass
+    _stop_reaper()
+
+
+# A Ray that kaartlab starts is its own: ray.shutdown() stops it, and when the driver is killed
+# (SIGKILL) Ray's fate sharing stops the GCS, the raylet and the workers, but not its dashboard and
+# runtime-env agents (Ray 2.60: they outlive the driver by minutes). The reaper, a small process
+# started before ray.init, waits for the driver's end (its pipe closes, however the driver ends)
+# and then ends every process that carries this driver's OWNER_ENV token in its environment:
+# only processes of the Ray this driver started inherit it.
+OWNER_ENV = "KAARTLAB_RAY_OWNER"
+_REAPER = """
+import os, signal, sys, time
+token = sys.argv[1].encode()
+sys.stdin.buffer.read()  # until the driver's end closes the pipe
+for attempt in range(20):
+    time.sleep(0.5)
+    left = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if token not in f.read().split(b"\\0"):
+                    continue
+            os.kill(int(name), signal.SIGKILL if attempt else signal.SIGTERM)
+            left += 1
+        except OSError:
+            pass
+    if not left:
+        break
+"""
+_reaper: dict = {}
+
+
+def _start_reaper() -> None:
+    """See OWNER_ENV. Linux only (it reads /proc); elsewhere Ray's own clean-up is all there is."""
+    import subprocess
+    import sys
+
+    if not os.path.isdir("/proc") or _reaper:
+        return
+    token = uuid.uuid4().hex
+    env = {k: v for k, v in os.environ.items() if k != OWNER_ENV}
+    read, write = os.pipe()
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _REAPER, f"{OWNER_ENV}={token}"], stdin=read,
+                                env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        os.close(write)
+        return
+    finally:
+        os.close(read)
+    os.environ[OWNER_ENV] = token
+    _reaper.update(proc=proc, pipe=write)
+
+
+def _stop_reaper() -> None:
+    if not _reaper:
+        return
+    os.environ.pop(OWNER_ENV, None)
+    os.close(_reaper.pop("pipe"))  # the reaper ends what is left of this Ray, then itself
+    _reaper.pop("proc").wait(15)
 
 
 def _sigterm_handler():
@@ -260,7 +324,7 @@ def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resum
     retries = int(os.environ.get(RETRIES_ENV, "3"))
     capacity_wait = float(os.environ.get(CAPACITY_WAIT_ENV, "120"))
     task = ray.remote(num_cpus=1, max_retries=retries)(run_and_write)
-    slots = int(ray.available_resources().get("CPU", 1))
+    slots = int(ray.cluster_resources().get("CPU", 1))
     max_in_flight = 2 * max(1, workers or slots)
     study_ref = ray.put(study)
     in_flight: dict = {}

@@ -231,13 +231,16 @@ class StudyDir:
 
     def write_batch(self, relpath: str, table: pa.Table, record: dict | None = None) -> int:
         """Write a batch under a temporary name and rename it into place, then its record (row
-        count, size and SHA-256 of the very bytes written); returns its bytes. A batch counts as
-        done only once its record is in place."""
+        count, size and SHA-256 of the very bytes written) the same way; returns its bytes. A batch
+        counts as done only when its record and its bytes agree."""
         self.fs.create_dir(self.path(relpath.rsplit("/", 1)[0]), recursive=True)
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink, **PARQUET_OPTIONS, column_encoding=delta_columns(table.schema))
         data = sink.getvalue().to_pybytes()
-        self._delete(integrity.record_relpath(relpath))  # an old record never vouches for new bytes
+        # No record is deleted first: a late duplicate of this task (a retry whose first attempt
+        # still ran, a task of a driver that died) then only replaces the file with the same bytes
+        # and the record with an equal one, and a duplicate killed half-way leaves a valid pair.
+        # A bad batch's record is removed before it is redone (clean), under the lock.
         self._write_atomic(relpath, data)
         if record is not None:
             record = {**record, **integrity.make_record(

@@ -74,7 +74,7 @@ def completeness_section(dataset: Dataset) -> Section | None:
     every warning as a verdict, and games found against games planned per arm."""
     comp = dataset.completeness()
     warnings = comp.warnings()
-    if not warnings:
+    if not warnings or comp.unverified:  # a dataset without records: said under the arms table
         return None
     title = ("Note: too few games for statistics" if comp.complete and not comp.unverified
              else "Warning: incomplete or unverified data")
@@ -90,7 +90,8 @@ def completeness_section(dataset: Dataset) -> Section | None:
 
 
 def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[dict, Table]:
-    planned = dataset.completeness().planned
+    comp = dataset.completeness()
+    planned = {} if comp.unverified else comp.planned
     arms = [{"name": a.name, "game": a.game, "players": a.players, "rules": a.rules, "policies": list(a.policies),
              "deck": a.deck, "games": games.get(a.name, 0), "planned": planned.get(a.name)}
             for a in dataset.all_arms]
@@ -112,8 +113,11 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
                     ", ".join(a["policies"]),
                     text.count(a["games"]) + ("" if a["planned"] in (None, a["games"])
                                               else f" of {text.count(a['planned'])}")] for a in arms],
-                  note=("rules shared by every arm: " + ", ".join(f"{k}={v}" for k, v in common.items()))
-                  if common else "")
+                  note="; ".join(filter(None, [
+                      ("rules shared by every arm: " + ", ".join(f"{k}={v}" for k, v in common.items()))
+                      if common else "",
+                      "batch files without integrity records (written before kaartlab kept them): "
+                      "not verified" if comp.unverified else ""])))
     return header, table
 
 

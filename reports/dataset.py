@@ -5,16 +5,15 @@ machine that only has the dataset.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
 from pathlib import Path
 
 import polars as pl
-import pyarrow.fs as pafs
-
-from pipelines import integrity as _integrity
 
 COMMON_COLUMNS = ("arm", "game", "players", "winner_mask", "n_winners", "turns", "rounds", "score")
 BATCH_GLOB = "batch-*.parquet"
@@ -25,9 +24,89 @@ class ReportError(Exception):
     """The directory is not a readable kaartlab dataset."""
 
 
+# -- batch records ----------------------------------------------------------------------------------
+# The pipeline writes <arm>/batch-000123.parquet.json beside each batch (pipelines/integrity.py, which
+# `kaartlab verify` runs). Reports read the records themselves, as they read study.json themselves:
+# only the files, never the simulator. tests/test_reliability.py checks that both refuse the same files.
+RECORDS = "sha256-sidecar-1"
+_BATCH_RE = re.compile(r"^batch-(\d{6,})\.parquet$")
+
+
+@dataclass
+class Checked:
+    planned: dict[str, int]  # arm -> games planned
+    games: dict[str, int]  # arm -> games in batch files that verify
+    good: dict[str, list[str]]  # arm -> relative paths of the batch files that verify, in order
+    bad: list[str]  # "relpath: reason"
+    missing: dict[str, int]  # arm -> planned batch files that are absent
+
+
+def check_batches(root: Path, manifest: dict) -> Checked:
+    """Each planned batch file of each arm against its record: the record's arm, index, first game,
+    game and row counts and the study's fingerprint as planned, the file's size and SHA-256 as
+    recorded. Files outside the plan are ignored."""
+    study = manifest["study"]
+    games, size = study["games"], study["batch_size"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10**12 for v in (games, size)):
+        raise ValueError(f"games={games!r}, batch_size={size!r}")
+    names = [a["name"] for a in study["arms"]]
+    if not all(isinstance(n, str) and n and "/" not in n for n in names):
+        raise ValueError("arm names")
+    per_arm = -(-games // size)
+    fingerprint = manifest.get("fingerprint")
+    out = Checked({n: games for n in names}, {n: 0 for n in names}, {n: [] for n in names}, [], {})
+    for arm in names:
+        found = {}
+        folder = root / arm
+        for path in folder.glob("batch-*.parquet*") if folder.is_dir() else ():
+            name = path.name[:-5] if path.name.endswith(".parquet.json") else path.name
+            match = _BATCH_RE.match(name)
+            if match and int(match.group(1)) < per_arm:
+                found[int(match.group(1))] = name
+        for index in sorted(found):
+            rel = f"{arm}/{found[index]}"
+            count = min(size, games - index * size)
+            reason = _check_batch(root / rel, arm, index, index * size, count, fingerprint)
+            if reason:
+                out.bad.append(f"{rel}: {reason}")
+            else:
+                out.good[arm].append(rel)
+                out.games[arm] += count
+        out.missing[arm] = per_arm - len(found)
+    return out
+
+
+def _check_batch(path: Path, arm: str, index: int, start: int, count: int, fingerprint) -> str | None:
+    record_path = path.with_name(path.name + ".json")
+    if not record_path.exists():
+        return "no record (cut off while written, or not written by kaartlab)"
+    if not path.exists():
+        return "its record exists but the file is missing"
+    try:
+        record = json.loads(record_path.read_text())
+        expected = {"arm": arm, "index": index, "start": start, "count": count, "rows": count}
+        for key, value in expected.items():
+            if record.get(key) != value:
+                return f"record says {key}={record.get(key)!r}, the plan {value!r}"
+        if fingerprint and record.get("fingerprint") != fingerprint:
+            return f"record is of study {record.get('fingerprint')}, not {fingerprint}"
+        want_bytes, want_sha = int(record["bytes"]), str(record["sha256"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return f"unreadable record ({type(exc).__name__})"
+    if path.stat().st_size != want_bytes:
+        return f"{path.stat().st_size} bytes, its record says {want_bytes} (truncated or replaced)"
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    if digest.hexdigest() != want_sha:
+        return "content does not match its SHA-256 (changed after it was written)"
+    return None
+
+
 @dataclass
 class Completeness:
-    """What a report is built from against what the study planned (pipelines/integrity.py)."""
+    """What a report is built from against what the study planned (Dataset.completeness)."""
 
     planned: dict[str, int]  # arm -> games planned
     found: dict[str, int]  # arm -> games in batch files that verify
@@ -161,6 +240,8 @@ class Dataset:
             game = a.get("game", "game")
             players = int(a["players"])
             policies = tuple(a.get("policies") or ()) or ("default",) * players
+            if not isinstance(a["name"], str) or not a["name"] or "/" in a["name"] or a["name"].startswith("."):
+                raise ValueError(f"arm name {a['name']!r}")
             arms.append(Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
                             policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
                             index=i))
@@ -197,12 +278,13 @@ class Dataset:
 
     # -- integrity --------------------------------------------------------------------------------
     @cached_property
-    def integrity(self) -> "_integrity.Integrity | None":
-        """Every batch file checked against its record and the plan; None without a study.json."""
-        if not (self.root / "study.json").exists():
+    def integrity(self) -> "Checked | None":
+        """Every batch file checked against its record and the plan (the records pipelines write,
+        docs/reliability.md); None for a dataset written before records, read as it is."""
+        if self.manifest.get("integrity") != RECORDS:
             return None
         try:
-            return _integrity.check(pafs.LocalFileSystem(), str(self.root.resolve()), self.manifest)
+            return check_batches(self.root, self.manifest)
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{self.root}/study.json lacks the study's plan ({exc}): the dataset is damaged") from None
 
@@ -215,19 +297,14 @@ class Dataset:
             for a in self.all_arms:
                 files = self._files(a.name)
                 found[a.name] = pl.scan_parquet(files).select(pl.len()).collect().item() if files else 0
-            games = int(self.study.get("games", 0))
-            return Completeness({a.name: games for a in self.all_arms}, found, [], {}, unverified=True)
-        return Completeness({n: a.planned_games for n, a in state.arms.items()},
-                            {n: a.games for n, a in state.arms.items()},
-                            [str(p) for p in state.bad],
-                            {n: a.missing_count for n, a in state.arms.items()},
-                            unverified=state.legacy)
+            return Completeness(dict(found), found, [], {}, unverified=True)
+        return Completeness(state.planned, state.games, state.bad, state.missing)
 
     def _files(self, arm: str) -> list[str]:
-        """The arm's batch files that verify (every batch file when there is nothing to check)."""
+        """The arm's batch files that verify (every batch file of a dataset without records)."""
         if self.integrity is None:
             return [str(p) for p in sorted((self.root / arm).glob(BATCH_GLOB))]
-        return [str(self.root / rel) for rel in self.integrity.files(arm)] if arm in self.integrity.arms else []
+        return [str(self.root / rel) for rel in self.integrity.good.get(arm, [])]
 
     # -- arms -------------------------------------------------------------------------------------
     @cached_property

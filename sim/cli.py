@@ -282,13 +282,15 @@ def _execute(study, args) -> int:
     from pipelines.plan import check_limits
 
     cores = os.cpu_count() or 1
-    if args.workers is not None and not 0 <= args.workers <= 4 * cores:
-        raise SpecError(f"--workers={args.workers}: expected 0 (in this process) to {4 * cores} "
-                        f"(4 per core of this machine); with --address the cluster's CPUs are used")
+    cluster = args.address or (os.environ.get("RAY_ADDRESS") and args.workers != 0)
+    most = 1_000_000 if cluster else 4 * cores  # a cluster's CPUs, or 4 per core of this machine
+    if args.workers is not None and not 0 <= args.workers <= most:
+        raise SpecError(f"--workers={args.workers}: expected 0 (in this process) to {most:,}"
+                        + ("" if cluster else " (4 per core of this machine)"))
     if args.workers == 0 and args.address:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
-    check_limits(study, args.workers)
+    check_limits(study, None if cluster else args.workers)
     out = args.out or str(Path("runs") / study.name)
     StudyDir(out).check(study)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
