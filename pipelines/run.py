@@ -172,8 +172,9 @@ _REAPER = """
 import os, signal, sys, time
 token = sys.argv[1].encode()
 sys.stdin.buffer.read()  # until the driver's end closes the pipe
-for attempt in range(20):
-    time.sleep(0.5)
+quiet = 0  # a dying Ray can still start an agent: stop after several empty looks in a row
+for attempt in range(50):
+    time.sleep(0.4)
     left = 0
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
@@ -186,7 +187,8 @@ for attempt in range(20):
             left += 1
         except OSError:
             pass
-    if not left:
+    quiet = 0 if left else quiet + 1
+    if quiet == 4:
         break
 """
 _reaper: dict = {}
