@@ -48,7 +48,7 @@ def rows_are_sound(game, arm, table: pa.Table) -> None:
         assert row["arm"] == arm.name and row["players"] == arm.players
         assert 0 < row["winner_mask"] <= seats, row
         assert row["n_winners"] == bin(row["winner_mask"]).count("1")
-        assert 0 < row["turns"] <= game.max_turns, row
+        assert 0 <= row["turns"] <= game.max_turns, row  # 0: e.g. a WIND at the deal ends it
         assert row["rounds"] >= 1
         assert len(row["score"]) == arm.players
         best = (max if game.score.higher_wins else min)(row["score"])
@@ -161,7 +161,8 @@ def random_arm(draw, name):
 def test_random_legal_parameters_play_checked(name):
     game = games()[name]
 
-    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=15, deadline=None, derandomize=True,  # the same draws in every run
+              suppress_health_check=[HealthCheck.too_slow])
     @given(random_arm(name), st.integers(0, 2**40))
     def check(arm, seed):
         rows_are_sound(game, arm, game.runner().play_batch(arm, seed, 0, 3, checked=True))

@@ -10,6 +10,8 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 import numpy as np
 
 from kernels.jit import kernel, njit
+from kernels.trace_nb import trace_full_nb, traced_nb
+from kernels.trace_nb import trace_row_nb as ev_nb
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wieisdeheer.belief_nb import (
@@ -42,34 +44,10 @@ UNIT = np.uint64(11)
 TO_UNIT = 1.0 / 9007199254740992.0
 
 
-@njit
-def ev_nb(trace, tp, code, seat, a, b, c, d, e, f):
-    """Append one trace row (kept while it fits, the last row kept for EV_END). A None trace (a
-    batch) compiles to nothing."""
-    if trace is None:
-        return tp
-    if tp < trace.shape[0] - 1:
-        trace[tp, 0] = code
-        trace[tp, 1] = seat
-        trace[tp, 2] = a
-        trace[tp, 3] = b
-        trace[tp, 4] = c
-        trace[tp, 5] = d
-        trace[tp, 6] = e
-        trace[tp, 7] = f
-    return tp + 1
 
 
-@njit
-def traced_nb(trace):
-    return trace is not None
 
 
-@njit
-def trace_full_nb(trace, tp):
-    if trace is None:
-        return False
-    return tp >= trace.shape[0] - 1
 
 
 @njit

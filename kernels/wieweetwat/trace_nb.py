@@ -1,8 +1,10 @@
-"""Trace rows: one event per row of TRACE_WIDTH int32 (enums EV_*). A None trace (a batch) makes
-every call compile to nothing; `at` is a one-element int64 array holding the next row."""
+"""Trace rows (kernels/trace_nb.py) with the next row kept in `at`, a one-element int64 array, so
+that the round's helpers can append without returning it. A None trace (a batch) makes every call
+compile to nothing."""
 import numpy as np
 
 from kernels.jit import njit
+from kernels import trace_nb
 
 
 @njit
@@ -11,22 +13,12 @@ def ev_nb(trace, at, code, seat, a, b, c, d, e, f):
     asked for, so the driver sees an overflow."""
     if trace is None:
         return
-    i = at[0]
-    if i < trace.shape[0] - 1:
-        trace[i, 0] = code
-        trace[i, 1] = seat
-        trace[i, 2] = a
-        trace[i, 3] = b
-        trace[i, 4] = c
-        trace[i, 5] = d
-        trace[i, 6] = e
-        trace[i, 7] = f
-    at[0] = i + 1
+    at[0] = trace_nb.trace_row_nb(trace, at[0], code, seat, a, b, c, d, e, f)
 
 
 @njit
 def tracing_nb(trace):
-    return trace is not None
+    return trace_nb.traced_nb(trace)
 
 
 @njit
@@ -38,6 +30,4 @@ def ms_nb(seconds):
 @njit
 def trace_full_nb(trace, at):
     """Whether the rows asked for left no room for EV_END (False for a batch)."""
-    if trace is None:
-        return False
-    return at[0] >= trace.shape[0] - 1
+    return trace_nb.trace_full_nb(trace, at[0])

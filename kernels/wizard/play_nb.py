@@ -11,6 +11,8 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 import numpy as np
 
 from kernels.jit import ix, kernel, njit
+from kernels.trace_nb import trace_full_nb, traced_nb
+from kernels.trace_nb import trace_row_nb as ev_nb
 from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wizard.enums import (
@@ -31,33 +33,10 @@ WS_I = 128  # int64 policy workspace (heuristic and sampler), see policies_nb.sa
 WS_H = 16  # uint64 workspace (sampler)
 
 
-@njit
-def ev_nb(trace, tp, code, seat, card, value, extra):
-    """Append one trace row (kept only while it fits, one row kept for EV_END; the caller checks
-    tp at the end). A None trace (a batch) compiles to nothing."""
-    if trace is None:
-        return tp
-    if tp < trace.shape[0] - 1:
-        trace[tp, 0] = code
-        trace[tp, 1] = seat
-        trace[tp, 2] = card
-        trace[tp, 3] = value
-        trace[tp, 4] = extra
-    return tp + 1
 
 
-@njit
-def traced_nb(trace):
-    """Whether this call traces (its first game): a constant once compiled."""
-    return trace is not None
 
 
-@njit
-def trace_full_nb(trace, tp):
-    """Whether the trace overflowed (its last row is kept for EV_END)."""
-    if trace is None:
-        return False
-    return tp >= trace.shape[0] - 1
 
 
 @njit
