@@ -38,8 +38,8 @@ def player(package: str, policy: str, players: int = 4):
     policies = np.full(n, POLICY_IDS[policy], dtype=np.int64)
     rules = np.zeros(4, dtype=np.int64)  # rounds, hook_rule, final_no_trump, strict_void: defaults
     if hasattr(enums, "OUT_DTYPE"):  # the one-shape driver
-        extra = (np.zeros(0, np.float64), policies, np.zeros((n, 0), np.int64),
-                 np.zeros((n, 0), np.float64), ())
+        seat_i = np.zeros((n, len(enums.SEAT_I_ORDER)), np.int64)  # unread by these policies
+        extra = (np.zeros(0, np.float64), policies, seat_i, np.zeros((n, 0), np.float64), ())
 
         def play(start: int, count: int, checked: bool = False):
             out = np.zeros(count, dtype=enums.OUT_DTYPE)

@@ -25,8 +25,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # games per timed batch: each batch takes roughly 0.2-0.5 s on one core
-BATCH = {"random": 20_000, "heuristic": 10_000, "sampler": 100}
-POLICY_IDS = {"random": 0, "heuristic": 1, "sampler": 2}  # kernels/wizard/enums.py P_*
+BATCH = {"random": 20_000, "heuristic": 10_000, "sampler": 100, "search": 20}
+POLICY_IDS = {"random": 0, "heuristic": 1, "sampler": 2, "search": 4}  # kernels/wizard/enums.py P_*
 
 
 def make_runner(players: int, policy: str, count: int, rounds: int = 0):
@@ -36,8 +36,11 @@ def make_runner(players: int, policy: str, count: int, rounds: int = 0):
     n = players
     rule_i = np.zeros(len(e.RULE_I_ORDER), dtype=np.int64)
     rule_i[e.R_ROUNDS] = rounds
+    from sim.games.wizard import SAMPLES
+
     policies = np.full(n, POLICY_IDS[policy], dtype=np.int64)
-    args = (rule_i, np.zeros(0, np.float64), policies, np.zeros((n, 0), np.int64),
+    seat_i = np.full((n, len(e.SEAT_I_ORDER)), SAMPLES.default, dtype=np.int64)  # the default budget
+    args = (rule_i, np.zeros(0, np.float64), policies, seat_i,
             np.zeros((n, 0), np.float64), (), np.zeros(count, dtype=e.OUT_DTYPE), None, False)
 
     def run(start: int, games: int):
@@ -73,7 +76,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--policies", default="random,heuristic,sampler")
+    parser.add_argument("--policies", default="random,heuristic,sampler,search")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--use-cache", action="store_true",
                         help="load compiled kernels from Numba's cache (first call = load time)")

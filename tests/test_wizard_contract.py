@@ -26,8 +26,8 @@ def call(players=4, rules=None, policies=None, count=5, first=0, trace=None, che
         seed=np.int64(SEED), first=np.int64(first), count=np.int64(count), rule_i=rule_i,
         rule_f=np.zeros(0, dtype=np.float64),
         seat_policy=np.array(policies or [E.P_HEURISTIC] * players, dtype=np.int64),
-        seat_i=np.zeros((players, 0), dtype=np.int64), seat_f=np.zeros((players, 0), dtype=np.float64),
-        data=(), out=np.zeros(count, dtype=E.OUT_DTYPE), trace=trace, checked=checked)
+        seat_i=np.full((players, 1), 32, dtype=np.int64),
+        seat_f=np.zeros((players, 0), dtype=np.float64), data=(), out=np.zeros(count, dtype=E.OUT_DTYPE), trace=trace, checked=checked)
     args.update(bad)
     result = play_games_nb(*args.values())
     return result, args["out"]
@@ -39,7 +39,9 @@ def test_enums_name_the_kernel_arrays():
         "rounds", "hook_rule", "final_no_trump", "strict_void")
     assert [E.RULE_I_ORDER.index(k) for k in ("rounds", "hook_rule", "final_no_trump", "strict_void")] == \
         [E.R_ROUNDS, E.R_HOOK_RULE, E.R_FINAL_NO_TRUMP, E.R_STRICT_VOID]
-    assert E.RULE_F_ORDER == E.SEAT_I_ORDER == E.SEAT_F_ORDER == ()
+    assert E.RULE_F_ORDER == E.SEAT_F_ORDER == ()
+    assert E.SEAT_I_ORDER == tuple(p.name for p in wizard.GAME.player_params) == ("samples",)
+    assert E.SEAT_I_ORDER.index("samples") == E.SI_SAMPLES
     assert not any(name.startswith("ERR_") for name in dir(E)), "status codes are kernels/status.py's"
 
 
@@ -88,7 +90,8 @@ def test_trace_rows_end_with_the_end_row():
     {"rule_i": np.array([16, 0, 0, 0], dtype=np.int64)},  # 16 rounds x 4 players > 60 cards
     {"rule_i": np.array([0, 2, 0, 0], dtype=np.int64)},
     {"rule_f": np.zeros(1, dtype=np.float64)},
-    {"seat_i": np.zeros((3, 0), dtype=np.int64)},
+    {"seat_i": np.zeros((3, 1), dtype=np.int64)},
+    {"seat_i": np.zeros((4, 0), dtype=np.int64)},
     {"seat_f": np.zeros((4, 1), dtype=np.float64)},
     {"seat_policy": np.array([1, 1, 1, 9], dtype=np.int64)},
     {"out": np.zeros(4, dtype=E.OUT_DTYPE)},
@@ -100,7 +103,7 @@ def test_bad_arguments(bad):
         (st, failed, rows), _ = call(**bad)
     else:
         (st, failed, rows), _ = call(players=players, seat_policy=np.ones(players, dtype=np.int64),
-                                     seat_i=np.zeros((players, 0), dtype=np.int64),
+                                     seat_i=np.zeros((players, 1), dtype=np.int64),
                                      seat_f=np.zeros((players, 0), dtype=np.float64))
     assert (st, failed, rows) == (status.BAD_ARGS, -1, 0)
 

@@ -44,7 +44,12 @@ R_STRICT_VOID = 3  # 1 = a player who cannot follow must play a Wizard or Jester
 N_RULES = 4
 RULE_I_ORDER = ("rounds", "hook_rule", "final_no_trump", "strict_void")  # names of rule_i[R_*]
 RULE_F_ORDER = ()  # no float rule parameters
-SEAT_I_ORDER = ()  # no integer player parameters (seat_i is int64[players, 0])
+# Player parameters: seat_i in SEAT_I_ORDER (the registry's declaration order); every seat holds
+# them, a seat whose policy lacks one holds its default
+SI_SAMPLES = 0  # the search player's deals per decision
+SEAT_I_ORDER = ("samples",)
+SAMPLES_MIN = 1  # the bounds of `samples` (sim/games/wizard.py declares the same)
+SAMPLES_MAX = 1024
 SEAT_F_ORDER = ()  # no float player parameters (seat_f is float64[players, 0])
 
 # Policy ids
@@ -52,11 +57,16 @@ P_RANDOM = 0
 P_HEURISTIC = 1
 P_SAMPLER = 2
 P_BROKEN = 3  # test only, not registered: bids like heuristic, plays its lowest card ignoring suit
-N_POLICIES = 4
+P_SEARCH = 4
+N_POLICIES = 5
 
 # Sampler settings (fixed: part of the policy's definition)
 SAMPLER_DEALS = 16  # random deals of the unseen cards per bid decision
 SAMPLER_SPREAD = 1  # candidate bids: heuristic bid -SPREAD .. +SPREAD
+
+# What the play has shown about a seat's hand (search player): bit s (0..3) void in suit s, bit
+# VOID_SPECIAL no Wizard or Jester (under strict_void, a seat that threw another suit holds neither)
+VOID_SPECIAL = 4
 
 # Trace events: rows of TRACE_WIDTH int32 (code, seat, card, value, extra)
 TRACE_WIDTH = 5

@@ -4,9 +4,9 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 - round r (0 = the first round) of game g is dealt from deal_stream_nb(seed, g, r) alone: the
   cards of a round depend on (seed, g, r) only, never on the rules, the players or the play of
   earlier rounds;
-- seat s's random choices (a random player's bids, cards and trump choice; the sampler's deals)
-  come from seat_stream_nb(seed, g, s): what one seat's player does never moves another seat's
-  random draws. The heuristic draws nothing.
+- seat s's random choices (a random player's bids, cards and trump choice; the sampler's and the
+  search player's deals) come from seat_stream_nb(seed, g, s): what one seat's player does never
+  moves another seat's random draws. The heuristic draws nothing.
 """
 import numpy as np
 
@@ -18,26 +18,19 @@ from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TO
 from kernels.wizard.enums import (
     EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
     EV_WINNER, LEAD_NONE, MAX_PLAYERS, MAX_ROUNDS, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_POLICIES, N_RULES,
-    P_RANDOM, P_SAMPLER, R_FINAL_NO_TRUMP, R_HOOK_RULE, R_ROUNDS, R_STRICT_VOID, TRACE_WIDTH,
+    P_RANDOM, P_SAMPLER, P_SEARCH, R_FINAL_NO_TRUMP, R_HOOK_RULE, R_ROUNDS, R_STRICT_VOID,
+    SAMPLES_MAX, SAMPLES_MIN, SEAT_I_ORDER, SI_SAMPLES, TRACE_WIDTH,
 )
 from kernels.wizard.policies_nb import (
-    choose_bid_nb, choose_card_nb, choose_trump_nb, random_bid_nb, random_card_nb,
+    WS_H_SIZE, WS_I_SIZE, choose_bid_nb, choose_card_nb, choose_trump_nb, random_bid_nb,
+    random_card_nb,
 )
+from kernels.wizard.search_nb import note_play_nb, search_bid_nb, search_card_nb, search_trump_nb
 from kernels.wizard.rules_nb import (
     FULL_MASK, ONE, ZERO, bid_is_legal_nb, cards_conserved_nb, deal_nb, forbidden_bid_nb,
     lead_after_nb, legal_mask_nb, popcount_nb, round_score_nb, trick_value_nb,
     trump_of_turned_nb,
 )
-
-WS_I = 128  # int64 policy workspace (heuristic and sampler), see policies_nb.sampler_bid_nb
-WS_H = 16  # uint64 workspace (sampler)
-
-
-
-
-
-
-
 
 @njit
 def rounds_of_nb(n, rule_i):
@@ -53,7 +46,8 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
         return False
     if rule_i.shape[0] != N_RULES or rule_f.shape[0] != 0:
         return False
-    if seat_i.shape[0] != n or seat_i.shape[1] != 0 or seat_f.shape[0] != n or seat_f.shape[1] != 0:
+    if (seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n
+            or seat_f.shape[1] != 0):
         return False
     r = rule_i[R_ROUNDS]
     if r < 0 or r * n > N_CARDS:
@@ -63,6 +57,8 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
             return False
     for s in range(n):
         if seat_policy[s] < 0 or seat_policy[s] >= N_POLICIES:
+            return False
+        if seat_policy[s] == P_SEARCH and not SAMPLES_MIN <= seat_i[s, SI_SAMPLES] <= SAMPLES_MAX:
             return False
     if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
         return False
@@ -76,8 +72,8 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     trace rows written).
 
     seed, first, count: int64. rule_i: int64[N_RULES] in RULE_I_ORDER; rule_f: float64[0].
-    seat_policy: int64[players], a policy id (P_*) per seat; seat_i: int64[players, 0] and
-    seat_f: float64[players, 0] (Wizard's players have no parameters); data: () (no data inputs).
+    seat_policy: int64[players], a policy id (P_*) per seat; seat_i: int64[players, 1] (samples,
+    read by search seats); seat_f: float64[players, 0]; data: () (no data inputs).
     out: OUT_DTYPE records, length >= count; the kernel writes the used part of each list field.
     trace: None, or int32[T, TRACE_WIDTH]: the first game's events, ended by an EV_END row (counted
     in the rows returned). checked: verify cards, legality and each round's tricks after every
@@ -87,23 +83,33 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
         return BAD_ARGS, -1, 0
     need_i = False
     need_h = False
+    need_s = False
     for s in range(seat_policy.shape[0]):
         need_i |= seat_policy[s] != P_RANDOM
-        need_h |= seat_policy[s] == P_SAMPLER
+        need_h |= seat_policy[s] == P_SAMPLER or seat_policy[s] == P_SEARCH
+        need_s |= seat_policy[s] == P_SEARCH
     # The workspaces double as compile-time switches (policies_nb): a table of random players runs
-    # a kernel without the heuristic's and the sampler's code, a heuristic table one without the
-    # sampler's. Each call below is its own specialisation of play_nb.
+    # a kernel without the heuristic's and the Monte Carlo players' code, a heuristic table one
+    # without the sampler's and the search's, a sampler table one without the search's (`voids`,
+    # what the play has shown, is kept only for search seats). Each call below is its own
+    # specialisation of play_nb.
+    if need_s:
+        return play_nb(seed, first, count, rule_i, seat_policy, seat_i, out, trace, checked,
+                       np.zeros(WS_I_SIZE, dtype=np.int64), np.zeros(WS_H_SIZE, dtype=np.uint64),
+                       np.zeros(MAX_PLAYERS, dtype=np.int64))
     if need_h:
-        return play_nb(seed, first, count, rule_i, seat_policy, out, trace, checked,
-                       np.zeros(WS_I, dtype=np.int64), np.zeros(WS_H, dtype=np.uint64))
+        return play_nb(seed, first, count, rule_i, seat_policy, None, out, trace, checked,
+                       np.zeros(WS_I_SIZE, dtype=np.int64), np.zeros(WS_H_SIZE, dtype=np.uint64),
+                       None)
     if need_i:
-        return play_nb(seed, first, count, rule_i, seat_policy, out, trace, checked,
-                       np.zeros(WS_I, dtype=np.int64), None)
-    return play_nb(seed, first, count, rule_i, seat_policy, out, trace, checked, None, None)
+        return play_nb(seed, first, count, rule_i, seat_policy, None, out, trace, checked,
+                       np.zeros(WS_I_SIZE, dtype=np.int64), None, None)
+    return play_nb(seed, first, count, rule_i, seat_policy, None, out, trace, checked, None, None,
+                   None)
 
 
 @njit
-def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_h):
+def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, ws_i, ws_h, voids):
     """play_games_nb after its checks, with the workspaces its seats need (None: not needed)."""
     n = policies.shape[0]
     n_rounds = rounds_of_nb(n, rule_i)
@@ -180,7 +186,12 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
             trump = trump_of_turned_nb(turned)
             chooser = -1
             if trump < 0:
-                trump = choose_trump_nb(policies[dealer], seat_rng, dealer, hands[dealer], ws_i)
+                if policies[dealer] == P_SEARCH and voids is not None:
+                    trump = search_trump_nb(seat_rng, dealer, hands, turned, n, r, dealer, bids,
+                                            hook, strict_void, seat_i[dealer, SI_SAMPLES], ws_i,
+                                            ws_h)
+                else:
+                    trump = choose_trump_nb(policies[dealer], seat_rng, dealer, hands[dealer], ws_i)
                 chooser = dealer
                 turns += 1
                 if checked and (trump < 0 or trump >= 4):
@@ -198,6 +209,9 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
                 if pol == P_RANDOM or ws_i is None:
                     seat_rng[s], u = next_word_nb(seat_rng[s])
                     b = random_bid_nb(u, r, forbidden_bid_nb(r, bsum, s == dealer, hook))
+                elif pol == P_SEARCH and voids is not None:
+                    b = search_bid_nb(seat_rng, s, hands, trump, turned, n, r, dealer, bids, hook,
+                                      strict_void, seat_i[s, SI_SAMPLES], ws_i, ws_h)
                 else:
                     b = choose_bid_nb(pol, seat_rng, hands[s], trump, turned, n, r, s, dealer, p,
                                       bsum, bids, hook, strict_void, ws_i, ws_h)
@@ -213,6 +227,8 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
             # the tricks
             for s in range(n):
                 tricks[s] = 0
+                if voids is not None:
+                    voids[s] = 0
             played = ZERO
             gone0 = ZERO if turned < 0 else ONE << np.uint64(turned)
             for t in range(r):
@@ -229,6 +245,10 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
                     if pol == P_RANDOM or ws_i is None:  # the hot path, kept to a two-argument call
                         seat_rng[si], u = next_word_nb(seat_rng[si])
                         c = random_card_nb(u, legal)
+                    elif pol == P_SEARCH and voids is not None:
+                        c = search_card_nb(seat_rng, s, hands, legal, trump, n, leader, p, lead,
+                                           best, win, bids, tricks, played | in_trick | gone0,
+                                           voids, strict_void, seat_i[si, SI_SAMPLES], ws_i, ws_h)
                     else:
                         c = choose_card_nb(pol, h, legal, trump, lead, best, p, n,
                                            bids[si] - tricks[si], played | in_trick | gone0)
@@ -237,6 +257,8 @@ def play_nb(seed, first, count, rule_i, policies, out, trace, checked, ws_i, ws_
                     cb = ONE << np.uint64(c)
                     hands[si] = h & ~cb
                     in_trick |= cb
+                    if voids is not None:
+                        note_play_nb(voids, si, lead, c, strict_void)
                     lead = lead_after_nb(lead, c)
                     v = trick_value_nb(c, lead, trump)
                     if v > best:

@@ -21,7 +21,7 @@ from kernels.wizard.enums import (
     SAMPLER_DEALS, SAMPLER_SPREAD,
 )
 from kernels.wizard.rules_nb import (
-    ONE, SUIT_MASK, WIZARD_MASK, ZERO, forbidden_bid_nb, higher_in_suit_nb, lead_after_nb, legal_mask_nb,
+    FULL_MASK, ONE, SUIT_MASK, WIZARD_MASK, ZERO, forbidden_bid_nb, higher_in_suit_nb, lead_after_nb, legal_mask_nb,
     lowest_card_nb, nth_card_nb, popcount_nb, round_score_nb, trick_value_nb,
 )
 
@@ -253,18 +253,39 @@ def heuristic_card_nb(hand, legal, trump, lead, best, pos, n, need, gone):
     return hi_c if last else lo_c
 
 
-# ---------------------------------------------------------------- sampler
+# ---------------------------------------------------------------- Monte Carlo (sampler, search)
+# Workspace layout shared by the Monte Carlo players (the search player of search_nb too):
+# ws_i (int64): [0:60] the unseen cards, in the order the last deal left them; [64:70] simulated
+# bids; [72:78] simulated tricks; [80:86] the order in which seats are dealt; [88:94] cards to deal
+# per seat; [96:128] score totals per candidate bid; [128:192] score totals per candidate card.
+# ws_h (uint64): [0:6] a sampled deal; [8:14] the hands of a playout; [16:22] the cards each seat
+# may hold (FULL_MASK: any).
+WS_UNSEEN = 0
+WS_BIDS = 64
+WS_TRICKS = 72
+WS_ORDER = 80
+WS_COUNT = 88
+WS_BID_TOTALS = 96
+WS_CARD_TOTALS = 128
+WS_I_SIZE = 192
+WS_DEAL = 0
+WS_PLAY = 8
+WS_ALLOWED = 16
+WS_H_SIZE = 24
+
+
 @njit
-def sim_round_nb(hands, n, r, leader, trump, bids, tricks, gone, strict_void):
-    """Play a whole round out with heuristic play for every seat (hands are consumed)."""
-    for s in range(n):
-        tricks[s] = 0
-    for _ in range(r):
-        lead = LEAD_NONE
-        best = -1
-        win = leader
-        s = leader
-        for p in range(n):
+def play_out_nb(hands, n, trump, tricks_left, leader, pos, lead, best, win, bids, tricks, gone,
+                strict_void):
+    """Play a round out with heuristic play for every seat: `tricks_left` tricks, the first of them
+    the current one, led by `leader`, with its cards before position `pos` already played (lead,
+    best, win: its lead state, winning value and winning seat so far; pos 0: a fresh trick). hands
+    are consumed and tricks counted on, in place; gone holds every card out of play."""
+    for _ in range(tricks_left):
+        s = leader + pos
+        if s >= n:
+            s -= n
+        for p in range(pos, n):
             h = hands[s]
             legal = legal_mask_nb(h, lead, strict_void)
             c = heuristic_card_nb(h, legal, trump, lead, best, p, n, bids[s] - tricks[s], gone)
@@ -281,25 +302,161 @@ def sim_round_nb(hands, n, r, leader, trump, bids, tricks, gone, strict_void):
                 s = 0
         tricks[win] += 1
         leader = win
+        pos = 0
+        lead = LEAD_NONE
+        best = -1
     return tricks
 
 
 @njit
-def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void, ws_i, ws_h):
-    """Monte Carlo bid. Its random deals come from the seat's own stream rng[seat].
-    ws_i: int64 workspace (>= 96), ws_h: uint64 workspace (>= 16).
+def list_cards_nb(cards, x):
+    """Write the cards of the set x into cards[0:], lowest first; return how many."""
+    u = 0
+    while x:
+        cards[u] = lowest_card_nb(x)
+        x &= x - ONE
+        u += 1
+    return u
 
-    Layout: ws_i[0:60] unseen cards, ws_i[64:70] simulated bids, ws_i[72:78] simulated tricks,
-    ws_i[80:96] score totals per candidate; ws_h[0:6] sampled hands, ws_h[8:14] hands in play.
-    """
+
+@njit
+def deal_unseen_nb(state, cards, u, order, k, counts, allowed, hands):
+    """Deal hidden cards at random: seats order[0..k), in that order, get counts[seat] cards each
+    from cards[0:u] (the rest stays undealt), each card uniform among those left that the seat may
+    hold (allowed[seat]: a card set, FULL_MASK for any); hands[seat] receives them. cards[0:u] is
+    permuted in place (a partial Fisher-Yates shuffle). Should no allowed card be left (voids that
+    overlap, dealt to the most constrained seat first, rarely leave one short), the seat takes any
+    card left. Returns the stream state after its draws: one word per card dealt."""
+    i = 0
+    for q in range(k):
+        o = order[q]
+        a = allowed[o]
+        m = ZERO
+        for _ in range(counts[o]):
+            state, w = next_word_nb(state)
+            j = i
+            if a == FULL_MASK:
+                j = i + uniform_nb(w, u - i)
+            else:
+                ok = 0
+                for t in range(i, u):
+                    if (a >> np.uint64(cards[t])) & ONE:
+                        ok += 1
+                if ok == 0:
+                    j = i + uniform_nb(w, u - i)
+                else:
+                    kth = uniform_nb(w, ok)
+                    for t in range(i, u):
+                        if (a >> np.uint64(cards[t])) & ONE:
+                            if kth == 0:
+                                j = t
+                                break
+                            kth -= 1
+            c = cards[j]
+            cards[j] = cards[i]
+            cards[i] = c
+            m |= ONE << np.uint64(c)
+            i += 1
+        hands[o] = m
+    return state
+
+
+@njit
+def bid_position_nb(seat, dealer, n):
+    """Where `seat` bids (and plays in the first trick): 0 for the dealer's left, n-1 the dealer."""
+    pos = seat - dealer - 1
+    if pos < 0:
+        pos += n
+    return pos
+
+
+@njit
+def bid_totals_nb(state, hand, trump, turned, n, r, seat, dealer, made, bids, lo, hi, skip, deals,
+                  hook, strict_void, ws_i, ws_h):
+    """Monte Carlo value of the bids lo..hi of `seat` (the bid `skip` left out), for the sum of its
+    round scores over `deals` random deals of the cards it has not seen (its hand and the turned
+    card are seen) to the other seats, common to every bid. In each deal the first `made` bidders
+    bid as in `bids`, the seat bids the candidate, every other seat bids heuristically on its
+    sampled hand; then the round is played out heuristically. Totals go to
+    ws_i[WS_BID_TOTALS + b - lo]; returns the seat's stream state after the deals."""
     leader = dealer + 1
     if leader == n:
         leader = 0
-    pos = seat - leader
-    if pos < 0:
-        pos += n
+    pos = bid_position_nb(seat, dealer, n)
+    known = hand
+    gone0 = ZERO
+    if turned >= 0:
+        gone0 = ONE << np.uint64(turned)
+        known |= gone0
+    cards = ws_i[WS_UNSEEN:WS_UNSEEN + N_CARDS]
+    u = list_cards_nb(cards, FULL_MASK & ~known)
+    order = ws_i[WS_ORDER:WS_ORDER + n]
+    counts = ws_i[WS_COUNT:WS_COUNT + n]
+    allowed = ws_h[WS_ALLOWED:WS_ALLOWED + n]
+    k = 0
+    for o in range(n):
+        if o != seat:
+            order[k] = o
+            k += 1
+        counts[o] = r
+        allowed[o] = FULL_MASK
+    sampled = ws_h[WS_DEAL:WS_DEAL + n]
+    play = ws_h[WS_PLAY:WS_PLAY + n]
+    sim_bids = ws_i[WS_BIDS:WS_BIDS + n]
+    sim_tricks = ws_i[WS_TRICKS:WS_TRICKS + n]
+    totals = ws_i[WS_BID_TOTALS:WS_BID_TOTALS + hi - lo + 1]
+    for j in range(hi - lo + 1):
+        totals[j] = 0
+    for _ in range(deals):
+        state = deal_unseen_nb(state, cards, u, order, k, counts, allowed, sampled)
+        sampled[seat] = hand
+        for b in range(lo, hi + 1):
+            if b == skip:
+                continue
+            ssum = 0
+            s = leader
+            for p in range(n):
+                if p < made:
+                    sb = bids[s]
+                elif p == pos:
+                    sb = b
+                else:
+                    f = forbidden_bid_nb(r, ssum, s == dealer, hook)
+                    sb = heuristic_bid_nb(sampled[s], trump, n, r, p, ssum, f)
+                sim_bids[s] = sb
+                ssum += sb
+                play[s] = sampled[s]
+                sim_tricks[s] = 0
+                s = s + 1 if s + 1 < n else 0
+            play_out_nb(play, n, trump, r, leader, 0, LEAD_NONE, -1, leader, sim_bids, sim_tricks,
+                        gone0, strict_void)
+            totals[b - lo] += round_score_nb(b, sim_tricks[seat])
+    return state
+
+
+@njit
+def best_bid_nb(totals, lo, hi, skip, h):
+    """(bid, total): the bid lo..hi (not `skip`) with the best total in totals[b - lo]; ties go to
+    the bid nearest h, then the lower."""
+    best_b = -1
+    best_total = -(1 << 62)
+    for b in range(lo, hi + 1):
+        if b == skip:
+            continue
+        t = totals[b - lo]
+        if t > best_total or (t == best_total and abs(b - h) < abs(best_b - h)):
+            best_total = t
+            best_b = b
+    return best_b, best_total
+
+
+@njit
+def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void, ws_i, ws_h):
+    """Monte Carlo bid among the bids next to the heuristic bid (bid_totals_nb). Its random deals
+    come from the seat's own stream rng[seat]. Workspaces: see the layout above."""
+    pos = bid_position_nb(seat, dealer, n)
     bsum = 0
-    s = leader
+    s = dealer + 1 if dealer + 1 < n else 0
     for _ in range(pos):
         bsum += bids[s]
         s = s + 1 if s + 1 < n else 0
@@ -313,72 +470,9 @@ def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, str
             ncand += 1
     if ncand <= 1:
         return h
-    known = hand
-    if turned >= 0:
-        known |= ONE << np.uint64(turned)
-    u = 0
-    for c in range(N_CARDS):
-        if not (known >> np.uint64(c)) & ONE:
-            ws_i[u] = c
-            u += 1
-    gone0 = ZERO
-    if turned >= 0:
-        gone0 = ONE << np.uint64(turned)
-    sim_bids = ws_i[64:70]
-    sim_tricks = ws_i[72:78]
-    totals = ws_i[80:96]
-    for j in range(hi - lo + 1):
-        totals[j] = 0
-    need = r * (n - 1)
-    state = rng[seat]  # the seat's stream, in a register while it deals
-    for _ in range(SAMPLER_DEALS):
-        for i in range(need):
-            state, w = next_word_nb(state)
-            j = i + uniform_nb(w, u - i)
-            t = ws_i[i]
-            ws_i[i] = ws_i[j]
-            ws_i[j] = t
-        i = 0
-        for o in range(n):
-            if o == seat:
-                ws_h[o] = hand
-                continue
-            m = ZERO
-            for _k in range(r):
-                m |= ONE << np.uint64(ws_i[i])
-                i += 1
-            ws_h[o] = m
-        for b in range(lo, hi + 1):
-            if b == forbidden:
-                continue
-            ssum = 0
-            s = leader
-            for p in range(n):
-                if p < pos:
-                    sb = bids[s]
-                elif p == pos:
-                    sb = b
-                else:
-                    f = forbidden_bid_nb(r, ssum, s == dealer, hook)
-                    sb = heuristic_bid_nb(ws_h[s], trump, n, r, p, ssum, f)
-                sim_bids[s] = sb
-                ssum += sb
-                ws_h[8 + s] = ws_h[s]
-                s = s + 1 if s + 1 < n else 0
-            sim_round_nb(ws_h[8:8 + n], n, r, leader, trump, sim_bids, sim_tricks, gone0, strict_void)
-            totals[b - lo] += round_score_nb(b, sim_tricks[seat])
-    rng[seat] = state
-    best_b = h
-    best_total = -(1 << 62)
-    for b in range(lo, hi + 1):
-        if b == forbidden:
-            continue
-        t = totals[b - lo]
-        # ties go to the bid nearest the heuristic bid
-        if t > best_total or (t == best_total and abs(b - h) < abs(best_b - h)):
-            best_total = t
-            best_b = b
-    return best_b
+    rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, lo, hi,
+                              forbidden, SAMPLER_DEALS, hook, strict_void, ws_i, ws_h)
+    return best_bid_nb(ws_i[WS_BID_TOTALS:], lo, hi, forbidden, h)[0]
 
 
 # ---------------------------------------------------------------- dispatch

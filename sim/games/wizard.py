@@ -6,6 +6,11 @@ from sim.errors import SpecError
 from sim.params import BoolParam, IntParam
 from sim.registry import Column, Game, Policy, Score
 
+SAMPLES = IntParam(
+    "samples", 32, 1, 1024, "random deals of the unseen cards on which the search player plays "
+    "out every option of a decision (bid, card, trump suit); more is stronger and slower",
+    "not in the text: a player parameter of the search player (docs/rules/wizard.md)")
+
 GAME = Game(
     name="wizard",
     title="Wizard",
@@ -37,6 +42,11 @@ GAME = Game(
         Policy("sampler", 2, "heuristic play; bids by dealing the unseen cards at random 16 "
                "times, playing each deal out heuristically for the bids next to the heuristic "
                "bid, and taking the bid with the best mean score"),
+        Policy("search", 4, "at every decision (bid, card, trump suit) deals the cards it has not "
+               "seen at random `samples` times, consistent with the voids the play has shown, "
+               "plays every legal option out to the end of the round heuristically on the same "
+               "deals, and takes the option with the best mean round score",
+               params=(SAMPLES,)),
     ),
     columns=(
         Column("round_bids", "list<int8>", "bids, round-major: round 1 seats 0..n-1, round 2, ...",
