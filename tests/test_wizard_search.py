@@ -90,7 +90,7 @@ class Table:
             pos += 1
             if pos == self.n:
                 self.tricks[win] += 1
-                self.leader, lead, best, win, pos = win, E.LEAD_NONE, -1, win, 0
+                self.leader, lead, best, pos = win, E.LEAD_NONE, -1, 0
         return self.leader, pos, lead, best, win
 
     def exchange_hidden(self, seat: int, swaps: int = 400) -> np.ndarray:
@@ -236,6 +236,8 @@ def test_samples_out_of_bounds_is_refused(bad):
 
 def test_the_kernel_refuses_samples_out_of_bounds_at_a_search_seat():
     from kernels.wizard.play_nb import play_games_nb
+
+    assert (wizard.SAMPLES.lo, wizard.SAMPLES.hi) == (E.SAMPLES_MIN, E.SAMPLES_MAX)
 
     def run(policy, samples):
         seat_i = np.full((4, 1), samples, np.int64)

@@ -25,12 +25,13 @@ from kernels.wizard.policies_nb import (
     WS_H_SIZE, WS_I_SIZE, choose_bid_nb, choose_card_nb, choose_trump_nb, random_bid_nb,
     random_card_nb,
 )
-from kernels.wizard.search_nb import note_play_nb, search_bid_nb, search_card_nb, search_trump_nb
 from kernels.wizard.rules_nb import (
     FULL_MASK, ONE, ZERO, bid_is_legal_nb, cards_conserved_nb, deal_nb, forbidden_bid_nb,
     lead_after_nb, legal_mask_nb, popcount_nb, round_score_nb, trick_value_nb,
     trump_of_turned_nb,
 )
+from kernels.wizard.search_nb import note_play_nb, search_bid_nb, search_card_nb, search_trump_nb
+
 
 @njit
 def rounds_of_nb(n, rule_i):
@@ -110,7 +111,11 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
 
 @njit
 def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, ws_i, ws_h, voids):
-    """play_games_nb after its checks, with the workspaces its seats need (None: not needed)."""
+    """play_games_nb after its checks, with the workspaces its seats need (None: not needed).
+
+    Search seats are dispatched here rather than in policies_nb's choose_* (search_nb builds on
+    policies_nb, and the search reads more of the table: every hand's size, the trick's winner,
+    the voids shown, its `samples` from seat_i, which is None at tables without a search seat)."""
     n = policies.shape[0]
     n_rounds = rounds_of_nb(n, rule_i)
     hook = rule_i[R_HOOK_RULE] != 0

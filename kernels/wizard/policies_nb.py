@@ -11,6 +11,9 @@ heuristic  bids the rounded sum of per-card trick chances (Wizards, trumps by ra
 sampler    heuristic play and trump choice; bids by Monte Carlo: deals the unseen cards at random to
            the other seats SAMPLER_DEALS times, plays each deal out with heuristic play for the
            candidate bids around the heuristic bid, and takes the bid with the best mean score.
+
+The Monte Carlo section (deals of the unseen cards, heuristic playouts, bid values) also serves
+the search player, kernels/wizard/search_nb.py.
 """
 import numpy as np
 
@@ -481,9 +484,10 @@ def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, str
 # does never moves another seat's random draws (arms that differ in one seat stay paired).
 #
 # Workspaces double as compile-time switches: ws_i (int64) is None when every seat plays random,
-# ws_h (uint64) is None when no seat samples. Numba prunes `is None` branches when it compiles, so
-# a table of random players runs a kernel without the heuristic's and the sampler's code (which
-# would otherwise crowd the hot loop's registers), and heuristic tables one without the sampler.
+# ws_h (uint64) is None when no seat samples or searches. Numba prunes `is None` branches when it
+# compiles, so a table of random players runs a kernel without the heuristic's and the sampler's
+# code (which would otherwise crowd the hot loop's registers), and heuristic tables one without
+# the sampler. (The driver dispatches search seats itself, under a switch of its own.)
 @njit
 def choose_trump_nb(pol, rng, seat, hand, ws_i):
     """The dealer's (seat's) trump suit (0..3) when a Wizard is turned."""

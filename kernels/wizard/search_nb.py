@@ -18,7 +18,7 @@ and hands[seat] only, never another seat's hand.
 import numpy as np
 
 from kernels.jit import njit
-from kernels.wizard.enums import FIRST_WIZARD, VOID_SPECIAL
+from kernels.wizard.enums import FIRST_WIZARD, N_CARDS, VOID_SPECIAL
 from kernels.wizard.policies_nb import (
     WS_ALLOWED, WS_BID_TOTALS, WS_CARD_TOTALS, WS_COUNT, WS_DEAL, WS_ORDER, WS_PLAY, WS_TRICKS,
     WS_UNSEEN, best_bid_nb, bid_position_nb, bid_totals_nb, deal_unseen_nb, heuristic_bid_nb,
@@ -159,7 +159,7 @@ def search_card_nb(rng, seat, hands, legal, trump, n, leader, pos, lead, best, w
     k = popcount_nb(hand)  # tricks left, the current one included
 
     unseen = FULL_MASK & ~hand & ~gone
-    cards = ws_i[WS_UNSEEN:WS_UNSEEN + 60]
+    cards = ws_i[WS_UNSEEN:WS_UNSEEN + N_CARDS]
     u = list_cards_nb(cards, unseen)
     order = ws_i[WS_ORDER:WS_ORDER + n]
     counts = ws_i[WS_COUNT:WS_COUNT + n]
@@ -185,8 +185,8 @@ def search_card_nb(rng, seat, hands, legal, trump, n, leader, pos, lead, best, w
     sampled = ws_h[WS_DEAL:WS_DEAL + n]
     play = ws_h[WS_PLAY:WS_PLAY + n]
     sim_tricks = ws_i[WS_TRICKS:WS_TRICKS + n]
-    totals = ws_i[WS_CARD_TOTALS:WS_CARD_TOTALS + 60]
     n_opt = popcount_nb(options)
+    totals = ws_i[WS_CARD_TOTALS:WS_CARD_TOTALS + n_opt]
     for j in range(n_opt):
         totals[j] = 0
     state = rng[seat]
