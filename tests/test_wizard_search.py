@@ -62,6 +62,7 @@ class Table:
         self.tricks = np.zeros(E.MAX_PLAYERS, np.int64)
         self.voids = np.zeros(E.MAX_PLAYERS, np.int64)
         self.gone = np.uint64(0 if top < 0 else 1 << int(top))
+        self.in_trick = np.uint64(0)  # the current trick's cards (in gone too)
         self.leader = 0
 
     def bid_all(self):
@@ -83,6 +84,7 @@ class Table:
             S.note_play_nb(self.voids, seat, lead, c, self.strict_void)
             self.hands[seat] &= ~np.uint64(1 << c)
             self.gone |= np.uint64(1 << c)
+            self.in_trick |= np.uint64(1 << c)
             lead = int(R.lead_after_nb(lead, c))
             v = int(R.trick_value_nb(c, lead, self.trump))
             if v > best:
@@ -91,6 +93,7 @@ class Table:
             if pos == self.n:
                 self.tricks[win] += 1
                 self.leader, lead, best, pos = win, E.LEAD_NONE, -1, 0
+                self.in_trick = np.uint64(0)
         return self.leader, pos, lead, best, win
 
     def exchange_hidden(self, seat: int, swaps: int = 400) -> np.ndarray:
@@ -122,7 +125,8 @@ def decide_card(t: Table, hands, seat, state, samples=6):
     rng = np.full(E.MAX_PLAYERS, 99, np.uint64)
     ws_i, ws_h = workspaces()
     c = S.search_card_nb(rng, seat, hands, legal, t.trump, t.n, leader, pos, lead, best, win,
-                         t.bids, t.tricks, t.gone, t.voids.copy(), t.strict_void, samples, ws_i, ws_h)
+                         t.bids, t.tricks, t.gone, t.in_trick, t.voids.copy(), t.strict_void,
+                         samples, ws_i, ws_h)
     return int(c), rng.tolist()
 
 
@@ -139,7 +143,7 @@ def test_card_choice_ignores_the_other_seats_hidden_cards():
         leader, pos = state[0], state[1]
         seat = (leader + pos) % n
         legal = R.legal_mask_nb(t.hands[seat], state[2], t.strict_void)
-        if R.popcount_nb(S.distinct_options_nb(legal, t.gone)) < 2:
+        if R.popcount_nb(S.distinct_options_nb(legal, t.gone & ~t.in_trick)) < 2:
             continue  # no choice: nothing is searched
         other = t.exchange_hidden(seat)
         assert any(other[o] != t.hands[o] for o in range(n) if o != seat), "the test moved cards"
@@ -209,11 +213,14 @@ def test_hidden_cards_are_dealt_as_the_voids_allow():
 
 def test_equivalent_cards_are_searched_once():
     hand = [1, 2, 4, 9, 52, 53, 56, 57]  # 3H 4H 6H JH, two Wizards, two Jesters
-    gone = np.uint64(1 << 3)  # 5H is gone: 4H and 6H stand in the same place, as do 3H and 4H
+    settled = np.uint64(1 << 3)  # 5H went in an earlier trick: 3H, 4H and 6H stand in one place
     legal = np.uint64(sum(1 << c for c in hand))
-    options = S.distinct_options_nb(legal, gone)
+    options = S.distinct_options_nb(legal, settled)
     assert bits(options) == [1, 9, 52, 56]
-    assert [S.representative_nb(c, options, legal, gone) for c in hand] == [1, 1, 1, 9, 52, 52, 56, 56]
+    assert [S.representative_nb(c, options, legal, settled) for c in hand] == [1, 1, 1, 9, 52, 52,
+                                                                                56, 56]
+    # 5H in the current trick, not settled: 4H loses to it and 6H beats it
+    assert bits(S.distinct_options_nb(legal, np.uint64(0))) == [1, 4, 9, 52, 56]
 
 
 # ------------------------------------------------------------------------ samples and the stream

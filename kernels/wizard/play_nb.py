@@ -253,7 +253,8 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
                     elif pol == P_SEARCH and voids is not None:
                         c = search_card_nb(seat_rng, s, hands, legal, trump, n, leader, p, lead,
                                            best, win, bids, tricks, played | in_trick | gone0,
-                                           voids, strict_void, seat_i[si, SI_SAMPLES], ws_i, ws_h)
+                                           in_trick, voids, strict_void, seat_i[si, SI_SAMPLES],
+                                           ws_i, ws_h)
                     else:
                         c = choose_card_nb(pol, h, legal, trump, lead, best, p, n,
                                            bids[si] - tricks[si], played | in_trick | gone0)

@@ -18,7 +18,7 @@ and hands[seat] only, never another seat's hand.
 import numpy as np
 
 from kernels.jit import njit
-from kernels.wizard.enums import FIRST_WIZARD, N_CARDS, VOID_SPECIAL
+from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, N_CARDS, VOID_SPECIAL
 from kernels.wizard.policies_nb import (
     WS_ALLOWED, WS_BID_TOTALS, WS_CARD_TOTALS, WS_COUNT, WS_DEAL, WS_ORDER, WS_PLAY, WS_TRICKS,
     WS_UNSEEN, best_bid_nb, bid_position_nb, bid_totals_nb, deal_unseen_nb, heuristic_bid_nb,
@@ -102,10 +102,11 @@ def search_trump_nb(rng, seat, hands, turned, n, r, dealer, bids, hook, strict_v
 
 # ---------------------------------------------------------------- cards
 @njit
-def distinct_options_nb(legal, gone):
+def distinct_options_nb(legal, settled):
     """The legal cards with equivalent ones left out: one Wizard, one Jester, and of a run of
-    cards of one suit with only gone cards between them, the lowest (whichever of them is played,
-    every card still unseen stands in the same place against it)."""
+    cards of one suit with only settled cards between them (played in earlier tricks, or turned),
+    the lowest: whichever of them is played, every card still to come, and every card of the
+    current trick, stands in the same place against it."""
     options = legal & ~(WIZARD_MASK | JESTER_MASK)
     wiz = legal & WIZARD_MASK
     options |= wiz & (ZERO - wiz)
@@ -117,7 +118,7 @@ def distinct_options_nb(legal, gone):
         x &= x - ONE
         base = c - c % 13
         d = c - 1
-        while d >= base and (gone >> np.uint64(d)) & ONE:
+        while d >= base and (settled >> np.uint64(d)) & ONE:
             d -= 1
         if d >= base and (legal >> np.uint64(d)) & ONE:
             options &= ~(ONE << np.uint64(c))
@@ -125,19 +126,19 @@ def distinct_options_nb(legal, gone):
 
 
 @njit
-def representative_nb(card, options, legal, gone):
+def representative_nb(card, options, legal, settled):
     """The card of `options` that stands for the legal `card` (distinct_options_nb)."""
     if (options >> np.uint64(card)) & ONE:
         return card
     if card >= FIRST_WIZARD:
-        kind = WIZARD_MASK if card < FIRST_WIZARD + 4 else JESTER_MASK
+        kind = WIZARD_MASK if card < FIRST_JESTER else JESTER_MASK
         return lowest_card_nb(options & kind)
     base = card - card % 13
     d = card - 1
     while d >= base:
         if (options >> np.uint64(d)) & ONE:
             return d
-        if not ((gone | legal) >> np.uint64(d)) & ONE:
+        if not ((settled | legal) >> np.uint64(d)) & ONE:
             break
         d -= 1
     return card
@@ -145,17 +146,18 @@ def representative_nb(card, options, legal, gone):
 
 @njit
 def search_card_nb(rng, seat, hands, legal, trump, n, leader, pos, lead, best, win, bids, tricks,
-                   gone, voids, strict_void, samples, ws_i, ws_h):
+                   gone, trick_cards, voids, strict_void, samples, ws_i, ws_h):
     """The seat's card in the current trick, led by `leader`, where it plays at position `pos`
     (lead, best, win: the trick's lead state, winning value and winning seat so far); gone: every
-    card played this round, the current trick's and the turned card; voids: note_play_nb's record
+    card played this round, the current trick's (trick_cards) and the turned card; voids: note_play_nb's record
     of every seat. Every distinct legal card is played out on `samples` common deals."""
     hand = hands[seat]
-    options = distinct_options_nb(legal, gone)
+    settled = gone & ~trick_cards
+    options = distinct_options_nb(legal, settled)
     if popcount_nb(options) == 1:
         return lowest_card_nb(options)
     h = heuristic_card_nb(hand, legal, trump, lead, best, pos, n, bids[seat] - tricks[seat], gone)
-    h = representative_nb(h, options, legal, gone)
+    h = representative_nb(h, options, legal, settled)
     k = popcount_nb(hand)  # tricks left, the current one included
 
     unseen = FULL_MASK & ~hand & ~gone
