@@ -16,6 +16,10 @@ then read by the report code exactly as a study would be (Parquet, Polars, repor
 * roles: John Knut arms whose drawer / player / target is unrelated to winning, with a seat-0 edge and
   a drawer who is seat 0 more often. Measured: coverage of 0 by each role's difference from its
   expected share.
+* power: a fair 4-player arm against one with a true balance change of -1.25 points (seat 0 wins alone
+  in 1.25% of games), at 2,000 and 10,000 games: how often the seat-0 share change and the balance
+  change are found (before correction) and how often their intervals cover the truth.
+* equal_seats_size: the equal-seats test alone, many replicates, fair 3/4/5 players (no Parquet).
 * reports: complete reports on studies where nothing differs (fair seats, identical variant arms,
   relabelled equal players, John roles unrelated to winning). Measured: the share of reports with at
   least one 'detectable' claim after the Holm (and Benjamini-Hochberg) correction, and before it.
@@ -230,6 +234,51 @@ def pairs(work: Path, replicates: int, games: int, seed: int, edge: float = 0.02
             "coverage_by_measure": {k: _rate(v) for k, v in by_measure.items()}, "coverage_all": _rate(allc)}
 
 
+def power(work: Path, replicates: int, games: int, seed: int, change: float = 0.0125) -> dict:
+    """A real balance change: a fair 4-player arm against one whose seat 0 wins alone with probability
+    ``change`` (true balance 100% against 100% - change). Measured: how often each paired interval
+    excludes 0 on the right side (power, before correction) and how often it covers the true change."""
+    root = work / "power"
+    arms = []
+    for i in range(replicates):
+        pol = (f"p{i}",) * 4
+        arms += [SynthArm(f"r{i}-a", games, 4, 0.0, rules={"threshold": 31}, policies=pol),
+                 SynthArm(f"r{i}-b", games, 4, change, rules={"threshold": 32}, policies=pol)]
+    write_synthetic(root, arms, seed)
+    ctx = _context(root)
+    ds = ctx.dataset
+    comps = variants.comparisons(ctx, [Pair(ds.arm(f"r{i}-a"), ds.arm(f"r{i}-b")) for i in range(replicates)])
+    truth = {"seat0_win": change * (1 - 1 / 4), "balance": -change}
+    found: dict[str, list[bool]] = {k: [] for k in truth}
+    covered: dict[str, list[bool]] = {k: [] for k in truth}
+    for cs in comps.values():
+        for c in cs:
+            key = c.measure.key
+            if key in truth:
+                right_side = c.paired.lo > 0 if truth[key] > 0 else c.paired.hi < 0
+                found[key].append(bool(right_side))
+                covered[key].append(_covers(c.paired.lo, c.paired.hi, truth[key]))
+    return {"games": games, "replicates": replicates, "true_change": truth,
+            "detected": {k: _rate(v) for k, v in found.items()}, "coverage": {k: _rate(v) for k, v in covered.items()}}
+
+
+def equal_seats_size(replicates: int, games: int, seed: int) -> dict:
+    """The equal-seats test alone (no Parquet, so many replicates are cheap): its rejection rate on fair
+    3-, 4- and 5-player games with Knutten-like shared wins. Nominal 5%."""
+    from reports.stats import equal_means_test
+    out = {}
+    for k in (3, 4, 5):
+        rng = np.random.default_rng([seed, k])
+        hits = []
+        for _ in range(replicates):
+            n_win = np.minimum(rng.choice(np.arange(1, len(SHARED) + 1), size=games, p=SHARED), k)
+            ranks = np.argsort(np.argsort(rng.random((games, k)), axis=1), axis=1)
+            w = (ranks < n_win[:, None]) / n_win[:, None]
+            hits.append(equal_means_test(w.mean(axis=0), np.cov(w, rowvar=False), games).p_value < 0.05)
+        out[f"fair {k}p"] = _rate(hits)
+    return {"games": games, "replicates": replicates, "rejections": out}
+
+
 ROTATION = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
             ("cautious", "random", "trap", "cautious"), ("trap", "cautious", "random", "cautious"))
 
@@ -305,13 +354,16 @@ def reports(work: Path, replicates: int, games: int, seed: int) -> dict:
 
 
 def run(replicates: int = 200, games: int = 400, report_replicates: int = 100, report_games: int = 400,
-        seed: int = 1, small_games: tuple = (50, 2000)) -> dict:
+        seed: int = 1, small_games: tuple = (50, 2000), power_games: tuple = (2000, 10000),
+        size_replicates: int = 2000) -> dict:
     work = Path(tempfile.mkdtemp(prefix="kaartlab-calibration-"))
     t0 = time.perf_counter()
     try:
         out = {"seats": seats(work, replicates, games, seed), "pairs": pairs(work, replicates, games, seed + 10),
                "players": players(work, max(replicates // 4, 10), games, seed + 20),
                "roles": roles(work, replicates, games, seed + 30),
+               "power": {n: power(work / f"power{n}", max(replicates // 2, 10), n, seed + 50 + n) for n in power_games},
+               "equal_seats_size": equal_seats_size(size_replicates, games, seed + 60),
                "reports": reports(work, report_replicates, report_games, seed + 1000)}
         out["balance_bias"] = {}
         for n in small_games:
@@ -334,8 +386,10 @@ def main(argv=None) -> int:
     ap.add_argument("--report-games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--size-replicates", type=int, default=4000, help="replicates of the equal-seats test alone")
     args = ap.parse_args(argv)
-    res = run(args.replicates, args.games, args.report_replicates, args.report_games, args.seed)
+    res = run(args.replicates, args.games, args.report_replicates, args.report_games, args.seed,
+              size_replicates=args.size_replicates)
     text = json.dumps(res, indent=1, default=float)
     if args.json:
         args.json.write_text(text + "\n")
