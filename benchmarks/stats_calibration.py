@@ -19,6 +19,9 @@ then read by the report code exactly as a study would be (Parquet, Polars, repor
 * power: a fair 4-player arm against one with a true balance change of -1.25 points (seat 0 wins alone
   in 1.25% of games), at 2,000 and 10,000 games: how often the seat-0 share change and the balance
   change are found (before correction) and how often their intervals cover the truth.
+* wizard_seats: real Wizard games (heuristic self-play) with the seats relabelled at random in every
+  game: the Wizard section's seat and position gap tests should reject 5% of arms; the same games
+  as played show what they find when positions really differ.
 * equal_seats_size: the equal-seats test alone, many replicates, fair 3/4/5 players (no Parquet).
 * reports: complete reports on studies where nothing differs (fair seats, identical variant arms,
   relabelled equal players, John roles unrelated to winning). Measured: the share of reports with at
@@ -326,6 +329,88 @@ def roles(work: Path, replicates: int, games: int, seed: int) -> dict:
             "coverage_against_fair_before": {r: _rate(v) for r, v in old.items()}}
 
 
+SEAT_LISTS = ("score", "exact_bids", "tricks", "points_lost", "bid_total")  # Wizard columns indexed by seat
+ROUND_SEAT_LISTS = ("round_bids", "round_tricks")  # indexed by round * players + seat
+
+
+def _relabel_seats(table: pa.Table, players: int, rng: np.random.Generator) -> pa.Table:
+    """Each game's seats renamed by a uniform random permutation (a seat's values all move together):
+    a seat label then says nothing about the game, so every seat and bidding-position gap is 0."""
+    n = table.num_rows
+    perm = np.argsort(rng.random((n, players)), axis=1)  # old seat s becomes seat perm[g, s]
+    rows = np.arange(n)[:, None]
+    cols = {}
+    for name in SEAT_LISTS:
+        old = np.stack(table[name].to_numpy(zero_copy_only=False))
+        new = np.empty_like(old)
+        new[rows, perm] = old
+        cols[name] = new
+    for name in ROUND_SEAT_LISTS:
+        old = np.stack(table[name].to_numpy(zero_copy_only=False))
+        rounds = old.shape[1] // players
+        old3 = old.reshape(n, rounds, players)
+        new3 = np.empty_like(old3)
+        new3[rows, :, perm] = old3.transpose(0, 2, 1)
+        cols[name] = new3.reshape(n, -1)
+    mask = table["winner_mask"].to_numpy()
+    bits = (mask[:, None] >> np.arange(players)) & 1
+    moved = np.zeros_like(bits)
+    moved[rows, perm] = bits
+    cols["winner_mask"] = (moved << np.arange(players)).sum(axis=1).astype(np.int32)
+    for name, values in cols.items():
+        field = table.schema.field(name)
+        if name == "winner_mask":
+            arr = pa.array(values, field.type)
+        else:
+            flat = values.reshape(-1).astype(field.type.value_type.to_pandas_dtype())
+            width = values.shape[1]
+            arr = pa.ListArray.from_arrays(pa.array(np.arange(0, n * width + 1, width, dtype=np.int32)), pa.array(flat))
+        table = table.set_column(table.schema.get_field_index(name), field.name, arr.cast(field.type))
+    return table
+
+
+def wizard_seats(work: Path, replicates: int, games: int, seed: int, players: int = 4) -> dict:
+    """Real Wizard games (heuristic self-play) whose seats are relabelled at random in every game, so
+    no seat or bidding position differs. Measured: how often each of the Wizard section's gap tests
+    (seats' exact bids, seats' points, positions' exact bids) rejects before correction (nominal 5%),
+    and, on the same games left as played, how often it finds the real differences."""
+    from reports.games import wizard as wizard_report
+    from sim.registry import get_game
+    from sim.spec import ArmSpec
+
+    info = get_game("wizard")
+    arm = ArmSpec.make("wizard", players, {}, "heuristic", name="source")
+    played = info.runner().play_batch(arm, seed, 0, replicates * games)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for label, relabel in (("relabelled", True), ("as played", False)):
+        root = work / f"wizard-{label.replace(' ', '-')}"
+        arms = []
+        for i in range(replicates):
+            part = played.slice(i * games, games)
+            if relabel:
+                part = _relabel_seats(part, players, rng)
+            name = f"r{i}"
+            part = part.set_column(part.schema.get_field_index("arm"), "arm", pa.array([name] * games, pa.string()))
+            part = part.replace_schema_metadata(None)
+            (root / name).mkdir(parents=True, exist_ok=True)
+            pq.write_table(part, root / name / "batch-000000.parquet")
+            arms.append({"name": name, "game": "wizard", "game_version": info.version, "players": players,
+                         "rules": dict(arm.rules), "policies": ["heuristic"] * players, "deck": None})
+        study = {"name": "wizard-seats", "seed": seed, "games": games, "batch_size": games, "arms": arms}
+        (root / "study.json").write_text(json.dumps({
+            "kaartlab_dataset": 1, "fingerprint": f"{seed:016x}", "study": study,
+            "games": {"wizard": {"version": info.version, "score": "points", "higher_score_wins": True}},
+            "provenance": {}}))
+        stats = wizard_report.wizard_stats(Context(Dataset(root), "wizard", Options()))
+        rejects = {}
+        for key in ("seat_exact_gap", "seat_score_gap", "position_exact_gap"):
+            rejects[key] = _rate([stats[a["name"]][key]["test"].p_value < 0.05 for a in arms])
+        out[label] = rejects
+        shutil.rmtree(root)
+    return {"games": games, "replicates": replicates, "players": players, "rejections": out}
+
+
 def null_study(games: int, small: bool = False) -> list[SynthArm]:
     """A study where nothing differs: every claim of its report is a false one if 'detectable'."""
     rot = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
@@ -364,6 +449,7 @@ def run(replicates: int = 200, games: int = 400, report_replicates: int = 100, r
                "roles": roles(work, replicates, games, seed + 30),
                "power": {n: power(work / f"power{n}", max(replicates // 2, 10), n, seed + 50 + n) for n in power_games},
                "equal_seats_size": equal_seats_size(size_replicates, games, seed + 60),
+               "wizard_seats": wizard_seats(work, replicates, games, seed + 70),
                "reports": reports(work, report_replicates, report_games, seed + 1000)}
         out["balance_bias"] = {}
         for n in small_games:
