@@ -13,6 +13,8 @@ then read by the report code exactly as a study would be (Parquet, Polars, repor
 * players: the same seats (with a 3-point seat-0 edge) under relabelled players (trap, cautious,
   random) that rotate unevenly over the seats; every player is the same. Measured: coverage of each
   seat-adjusted player share (truth: the fair share) and the rate of 'stronger/weaker' claims.
+* head_to_head: equal players, two of them swapping seats 0 and 1 between two arms, seat-0 edge:
+  coverage of 1/2 by the balanced head-to-head, and that unbalanced pairs make no claim.
 * roles: John Knut arms whose drawer / player / target is unrelated to winning, with a seat-0 edge and
   a drawer who is seat 0 more often. Measured: coverage of 0 by each role's difference from its
   expected share.
@@ -312,6 +314,29 @@ def players(work: Path, replicates: int, games: int, seed: int, edge: float = 0.
             "any_player_claim_raw_before": _rate(raw_any)}
 
 
+def head_to_head(work: Path, replicates: int, games: int, seed: int, edge: float = 0.03) -> dict:
+    """Equal players, two of them swapping seats 0 and 1 between two arms (seat 0 has an edge): the
+    swap makes their head-to-head balanced, so its interval should cover 1/2; pairs whose seat order
+    does not cancel must not be claimed at all."""
+    root = work / "h2h"
+    swap = (("trap", "cautious", "random", "random"), ("cautious", "trap", "random", "random"))
+    arms = [SynthArm(f"r{i}-{j}", games, 4, edge, rules={"threshold": 20 + i}, policies=pol)
+            for i in range(replicates) for j, pol in enumerate(swap)]
+    write_synthetic(root, arms, seed)
+    groups = policies.policy_groups(_context(root))
+    cov, unbalanced_claimed = [], []
+    for g in groups:
+        for (a, b), est in g.matchup.items():
+            if a >= b:
+                continue  # b vs a is the complement of a vs b
+            if (a, b) in g.balanced:
+                cov.append(_covers(est.lo, est.hi, 0.5))
+            else:
+                unbalanced_claimed.append(("h2h", a, b) in g.claims)
+    return {"games_per_arm": games, "replicates": len(groups), "seat0_edge": edge, "balanced_coverage": _rate(cov),
+            "unbalanced_pairs_claimed": _rate(unbalanced_claimed)}
+
+
 def roles(work: Path, replicates: int, games: int, seed: int) -> dict:
     """John's roles unrelated to winning, seat-0 edge and a drawer who is seat 0 more often."""
     root = work / "roles"
@@ -447,6 +472,7 @@ def run(replicates: int = 200, games: int = 400, report_replicates: int = 100, r
         out = {"seats": seats(work, replicates, games, seed), "pairs": pairs(work, replicates, games, seed + 10),
                "players": players(work, max(replicates // 4, 10), games, seed + 20),
                "roles": roles(work, replicates, games, seed + 30),
+               "head_to_head": head_to_head(work, max(replicates // 2, 10), games, seed + 35),
                "power": {n: power(work / f"power{n}", max(replicates // 2, 10), n, seed + 50 + n) for n in power_games},
                "equal_seats_size": equal_seats_size(size_replicates, games, seed + 60),
                "wizard_seats": wizard_seats(work, replicates, games, seed + 70),

@@ -119,3 +119,10 @@ def test_wizard_gap_tests_hold_their_size_on_relabelled_seats(work):
     null = pooled(res["relabelled"].values())
     assert in_band(null, SIZE_BAND), res["relabelled"]
     assert res["as played"]["position_exact_gap"]["rate"] > 0.5, res["as played"]
+
+
+def test_balanced_head_to_head_covers_a_half_and_unbalanced_pairs_are_not_claimed(work):
+    res = cal.head_to_head(work, replicates=60, games=300, seed=707)
+    assert res["balanced_coverage"]["n"] == 60
+    assert res["balanced_coverage"]["rate"] >= 0.88, res  # 60 intervals: too narrow ones would fail
+    assert res["unbalanced_pairs_claimed"]["count"] == 0, res
