@@ -173,10 +173,11 @@ def summary_rows(report_dirs: list[Path]) -> list[dict]:
 
 
 def figure_across_games(rows: list[dict]) -> Figure:
-    frame = pl.DataFrame([{**r, "label": f"{r['game']}\n{r['player']}"} for r in rows])
-    return plots.interval_bars(frame, "label", "share", "lo", "hi", ref="fair", xlabel="game and strongest player",
-                               ylabel="win share among random players",
-                               title="How much skill decides: the strongest player against random ones, same deals")
+    frame = pl.DataFrame([{"label": f"{r['game']}: {r['player']} ({r['players']} players)", "share": r["share"],
+                           "lo": r["lo"], "hi": r["hi"], "fair": r["fair"]} for r in rows])
+    return plots.forest(frame, "label", "share", "lo", "hi", ref="fair", percent="all",
+                        xlabel="win share among random players, 95% interval (dashed: fair share)",
+                        title="How much skill decides: the strongest player among random ones, same deals")
 
 
 def table_across_games(rows: list[dict]) -> str:
