@@ -110,17 +110,18 @@ def rating_groups(ctx: Context) -> list[RatingGroup]:
     return ctx.cached(("ratings",), run)
 
 
-def _verdicts(g: RatingGroup) -> list[str]:
+def _verdicts(g: RatingGroup, many: bool) -> list[str]:
     r = g.ratings
+    head = f"{g.label}: " if many else ""
     if not r.connected:
-        return [f"{g.label}: some players never meet, directly or through others: their ratings are not on one "
+        return [f"{head}some players never meet, directly or through others: their ratings are not on one "
                 f"scale; no ratings."]
     if not r.converged:
-        return [f"{g.label}: a player finished ahead of (or behind) every opponent in every game it met them, "
-                f"so its rating has no finite estimate; play more games or closer players."]
+        return [f"{head}some player was never behind (or never ahead of) part of the field in any comparison, so "
+                f"its rating has no finite estimate (it runs off to infinity); play more games or closer players."]
     order = list(np.argsort(-r.theta))
     top = order[0]
-    out = [f"{g.label}: ratings (Elo points around the players' average): "
+    out = [f"{head}ratings (Elo points around the players' average): "
            + "; ".join(f"{r.players[i]} {text.value_ci(r.rating(i), signed_values=True)}" for i in order) + "."]
     if len(order) > 1:
         nxt = order[1]
@@ -145,7 +146,7 @@ def section(ctx: Context) -> Section | None:
     many = len(groups) > 1
     for g in groups:
         r = g.ratings
-        verdicts = _verdicts(g)
+        verdicts = _verdicts(g, many)
         sec.verdicts += verdicts
         usable = r.connected and r.converged
         sec.data["groups"].append({
