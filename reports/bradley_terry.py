@@ -40,7 +40,7 @@ class Comparisons:
     players: int
 
     @classmethod
-    def make(cls, rows, players: int) -> "Comparisons":
+    def make(cls, rows, players: int) -> Comparisons:
         rows = list(rows)
         arr = np.array([(a, b, n, w) for a, b, n, w in rows], float).reshape(-1, 4)
         return cls(arr[:, 0].astype(int), arr[:, 1].astype(int), arr[:, 2], arr[:, 3], players)

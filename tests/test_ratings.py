@@ -11,7 +11,6 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 from reports_fixtures import FakeArm, probs_for, write_study  # noqa: E402

@@ -20,7 +20,6 @@ import polars as pl
 from reports import metrics as m
 from reports import plots, text
 from reports.claims import Claim
-from reports.compare import Measure
 from reports.context import Context
 from reports.dataset import Arm, Pair
 from reports.model import Section, Table
@@ -108,8 +107,8 @@ def _seat_questions(ctx: Context) -> list[tuple[str, str, dict[str, Arm]]]:
     for mixes in groups.values():
         if len(mixes) > 1:
             first = next(iter(mixes.values()))
-            rules = ", ".join(a.name for a in mixes.values())
-            out.append((f"seat0/{rules}", f"seat 0's edge ({first.players} players; arms {rules})", mixes))
+            names = ", ".join(a.name for a in mixes.values())
+            out.append((f"seat0/{names}", f"seat 0's edge ({first.players} players; arms {names})", mixes))
     return out
 
 
@@ -145,8 +144,7 @@ def questions(ctx: Context) -> list[Question]:
             for a, b in combinations(pairs, 2):
                 pa, pb = pairs[a], pairs[b]
                 for mm in per_game:
-                    specs.append(({pb.b.name: 1.0, pb.a.name: -1.0, pa.b.name: -1.0, pa.a.name: 1.0},
-                                  _bind(mm)))
+                    specs.append(({pb.b.name: 1.0, pb.a.name: -1.0, pa.b.name: -1.0, pa.a.name: 1.0}, mm.expr))
                     where.append((key, a, b, mm.key))
         found = dict(zip(where, _contrasts(ctx, specs))) if specs else {}
         for key, label, mixes in seat_qs:
@@ -164,10 +162,6 @@ def questions(ctx: Context) -> list[Question]:
                 out.append(Question(f"{key}/{mm.key}", full, answers, diffs, mm.share))
         return out
     return ctx.cached((KEY,), run)
-
-
-def _bind(mm: Measure) -> Callable[[Arm], pl.Expr]:
-    return lambda arm: mm.expr(arm)
 
 
 def _fmt(est: Estimate, share: bool) -> str:
