@@ -120,8 +120,9 @@ def figures(run: dict, n: int, cards: np.ndarray) -> dict:
     in_sample = rule_bids(key, t1, np.ones(games, dtype=bool))
     half = np.arange(games) % 2 == 0
     crossed = np.where(half[:, None], rule_bids(key, t1, ~half), rule_bids(key, t1, half))
+    gain = (score(b1, t1) - score(crossed, t1)).ravel()  # paired: same deals, same tricks
     res["round1"] = (score(b1, t1).mean(), score(crossed, t1).mean(), score(in_sample, t1).mean(),
-                     (b1 == crossed).mean())
+                     (b1 == crossed).mean(), gain.mean(), gain.std() / np.sqrt(len(gain)))
     return res
 
 
@@ -135,11 +136,11 @@ def report(n: int, games: int, this: dict, ref: dict | None) -> None:
             rm, rse, rex = ref[name]
             line += f"   |  {rm:+8.3f} ± {rse:.3f} {rex:7.1%}"
         print(line)
-    p, r, r_in, agree = this["round1"]
-    line = (f"  round 1 mean score: policy {p:+.2f}, 3/7 rule {r:+.2f} (in-sample {r_in:+.2f}; "
-            f"same bid {agree:.1%})")
+    p, r, r_in, agree, gain, gain_se = this["round1"]
+    line = (f"  round 1 mean score: policy {p:+.3f}, 3/7 rule {r:+.3f}, policy - rule {gain:+.3f} "
+            f"± {gain_se:.3f} (same bid {agree:.1%}; rule in-sample {r_in:+.3f})")
     if ref:
-        line += f"   |  ref policy {ref['round1'][0]:+.2f}"
+        line += f"   |  ref policy {ref['round1'][0]:+.3f}"
     print(line)
     line = f"  mean final score per seat {this['score']:.1f}; Wizards beaten per game {this['beaten']:.3f}"
     if ref:

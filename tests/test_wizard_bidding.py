@@ -16,7 +16,7 @@ from kernels.wizard.policies_nb import heuristic_card_nb
 from kernels.wizard.rules_nb import legal_mask_nb, trick_value_nb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import wizard_bid_tables as T  # noqa: E402
+import wizard_bid_tables as T
 
 H, D, C, S = 0, 1, 2, 3
 WIZ, JES = 52, 56

@@ -30,8 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kernels.wizard import bid_model_nb as M  # noqa: E402  (after the path is set)
-from kernels.wizard.enums import MAX_PLAYERS, MIN_PLAYERS, N_CARDS  # noqa: E402
+from kernels.wizard import bid_model_nb as M
+from kernels.wizard.enums import MAX_PLAYERS, MIN_PLAYERS, N_CARDS
 
 SEED = 2026
 DEALS = 100_000

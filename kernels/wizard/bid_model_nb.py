@@ -16,9 +16,9 @@ The number of tricks is modelled as a sum of independent yes/no per card (a Pois
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import ix, njit
 from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, MAX_PLAYERS, MIN_PLAYERS, N_CARDS, NO_TRUMP
-from kernels.wizard.rules_nb import ONE, SUIT_MASK, lowest_card_nb, popcount_nb, round_score_nb
+from kernels.wizard.rules_nb import ONE, SUIT_MASK, lowest_card_nb, popcount_nb
 
 # Round buckets by cards per hand (index r = 1..20); the last round of a full game is LAST_BUCKET
 ROUND_BUCKET = np.array([0, 0, 1, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6],
@@ -54,8 +54,7 @@ def card_class_nb(card, hand, trump):
         return CLS_WIZARD
     s = card // 13
     length = popcount_nb(hand & SUIT_MASK[s])
-    if length > N_LENGTHS:
-        length = N_LENGTHS
+    length = min(length, N_LENGTHS)
     if s == trump:
         base = CLS_TRUMP
     elif trump == NO_TRUMP:
@@ -99,17 +98,23 @@ def best_bid_nb(table, hand, trump, n, r, pos, forbidden):
         p = card_chance_nb(table, c, hand, trump, n, bucket, pos)
         m += 1
         for t in range(m, 0, -1):
-            dist[t] = dist[t] * (1.0 - p) + dist[t - 1] * p
+            u = ix(t)  # unsigned: no negative-index code in the innermost loop
+            dist[u] = dist[u] * (1.0 - p) + dist[u - ONE] * p
         dist[0] *= 1.0 - p
+    # expected score of bid b: (20 + 10 b) P(T = b) - 10 E|T - b| (the -10 |T - b| term is 0 when
+    # T = b), with E|T - b| stepped from b to b + 1 by P(T <= b) - P(T > b): one pass, not r^2
+    spread = 0.0  # E|T - b|, first for b = 0
+    for t in range(1, m + 1):
+        spread += t * dist[t]
+    below = 0.0  # P(T < b)
     best_b = -1
     best_v = -1e300
     for b in range(r + 1):
-        if b == forbidden:
-            continue
-        v = 0.0
-        for t in range(m + 1):
-            v += dist[t] * round_score_nb(b, t)
-        if v > best_v + 1e-12:
+        if b > 0:
+            spread += 2.0 * below - 1.0
+        v = (20.0 + 10.0 * b) * dist[b] - 10.0 * spread
+        below += dist[b]
+        if b != forbidden and v > best_v + 1e-12:
             best_v = v
             best_b = b
     return best_b
