@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: study test bench setup clean
+.PHONY: study test bench setup clean wizard-tables
 
 study: $(STAMP)
 	$(BIN)/kaartlab study examples/john-knut.toml --out runs/john-knut --report
@@ -16,6 +16,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# the Wizard heuristic's bid table (kernels/wizard/bid_tables.py), measured by self-play: ~10 min
+wizard-tables: $(STAMP)
+	$(BIN)/python tools/wizard_bid_tables.py
 
 setup: $(STAMP)
 

@@ -13,9 +13,18 @@ then read by the report code exactly as a study would be (Parquet, Polars, repor
 * players: the same seats (with a 3-point seat-0 edge) under relabelled players (trap, cautious,
   random) that rotate unevenly over the seats; every player is the same. Measured: coverage of each
   seat-adjusted player share (truth: the fair share) and the rate of 'stronger/weaker' claims.
+* head_to_head: equal players, two of them swapping seats 0 and 1 between two arms, seat-0 edge:
+  coverage of 1/2 by the balanced head-to-head, and that unbalanced pairs make no claim.
 * roles: John Knut arms whose drawer / player / target is unrelated to winning, with a seat-0 edge and
   a drawer who is seat 0 more often. Measured: coverage of 0 by each role's difference from its
   expected share.
+* power: a fair 4-player arm against one with a true balance change of -1.25 points (seat 0 wins alone
+  in 1.25% of games), at 2,000 and 10,000 games: how often the seat-0 share change and the balance
+  change are found (before correction) and how often their intervals cover the truth.
+* wizard_seats: real Wizard games (heuristic self-play) with the seats relabelled at random in every
+  game: the Wizard section's seat and position gap tests should reject 5% of arms; the same games
+  as played show what they find when positions really differ.
+* equal_seats_size: the equal-seats test alone, many replicates, fair 3/4/5 players (no Parquet).
 * reports: complete reports on studies where nothing differs (fair seats, identical variant arms,
   relabelled equal players, John roles unrelated to winning). Measured: the share of reports with at
   least one 'detectable' claim after the Holm (and Benjamini-Hochberg) correction, and before it.
@@ -230,6 +239,51 @@ def pairs(work: Path, replicates: int, games: int, seed: int, edge: float = 0.02
             "coverage_by_measure": {k: _rate(v) for k, v in by_measure.items()}, "coverage_all": _rate(allc)}
 
 
+def power(work: Path, replicates: int, games: int, seed: int, change: float = 0.0125) -> dict:
+    """A real balance change: a fair 4-player arm against one whose seat 0 wins alone with probability
+    ``change`` (true balance 100% against 100% - change). Measured: how often each paired interval
+    excludes 0 on the right side (power, before correction) and how often it covers the true change."""
+    root = work / "power"
+    arms = []
+    for i in range(replicates):
+        pol = (f"p{i}",) * 4
+        arms += [SynthArm(f"r{i}-a", games, 4, 0.0, rules={"threshold": 31}, policies=pol),
+                 SynthArm(f"r{i}-b", games, 4, change, rules={"threshold": 32}, policies=pol)]
+    write_synthetic(root, arms, seed)
+    ctx = _context(root)
+    ds = ctx.dataset
+    comps = variants.comparisons(ctx, [Pair(ds.arm(f"r{i}-a"), ds.arm(f"r{i}-b")) for i in range(replicates)])
+    truth = {"seat0_win": change * (1 - 1 / 4), "balance": -change}
+    found: dict[str, list[bool]] = {k: [] for k in truth}
+    covered: dict[str, list[bool]] = {k: [] for k in truth}
+    for cs in comps.values():
+        for c in cs:
+            key = c.measure.key
+            if key in truth:
+                right_side = c.paired.lo > 0 if truth[key] > 0 else c.paired.hi < 0
+                found[key].append(bool(right_side))
+                covered[key].append(_covers(c.paired.lo, c.paired.hi, truth[key]))
+    return {"games": games, "replicates": replicates, "true_change": truth,
+            "detected": {k: _rate(v) for k, v in found.items()}, "coverage": {k: _rate(v) for k, v in covered.items()}}
+
+
+def equal_seats_size(replicates: int, games: int, seed: int) -> dict:
+    """The equal-seats test alone (no Parquet, so many replicates are cheap): its rejection rate on fair
+    3-, 4- and 5-player games with Knutten-like shared wins. Nominal 5%."""
+    from reports.stats import equal_means_test
+    out = {}
+    for k in (3, 4, 5):
+        rng = np.random.default_rng([seed, k])
+        hits = []
+        for _ in range(replicates):
+            n_win = np.minimum(rng.choice(np.arange(1, len(SHARED) + 1), size=games, p=SHARED), k)
+            ranks = np.argsort(np.argsort(rng.random((games, k)), axis=1), axis=1)
+            w = (ranks < n_win[:, None]) / n_win[:, None]
+            hits.append(equal_means_test(w.mean(axis=0), np.cov(w, rowvar=False), games).p_value < 0.05)
+        out[f"fair {k}p"] = _rate(hits)
+    return {"games": games, "replicates": replicates, "rejections": out}
+
+
 ROTATION = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
             ("cautious", "random", "trap", "cautious"), ("trap", "cautious", "random", "cautious"))
 
@@ -260,6 +314,29 @@ def players(work: Path, replicates: int, games: int, seed: int, edge: float = 0.
             "any_player_claim_raw_before": _rate(raw_any)}
 
 
+def head_to_head(work: Path, replicates: int, games: int, seed: int, edge: float = 0.03) -> dict:
+    """Equal players, two of them swapping seats 0 and 1 between two arms (seat 0 has an edge): the
+    swap makes their head-to-head balanced, so its interval should cover 1/2; pairs whose seat order
+    does not cancel must not be claimed at all."""
+    root = work / "h2h"
+    swap = (("trap", "cautious", "random", "random"), ("cautious", "trap", "random", "random"))
+    arms = [SynthArm(f"r{i}-{j}", games, 4, edge, rules={"threshold": 20 + i}, policies=pol)
+            for i in range(replicates) for j, pol in enumerate(swap)]
+    write_synthetic(root, arms, seed)
+    groups = policies.policy_groups(_context(root))
+    cov, unbalanced_claimed = [], []
+    for g in groups:
+        for (a, b), est in g.matchup.items():
+            if a >= b:
+                continue  # b vs a is the complement of a vs b
+            if (a, b) in g.balanced:
+                cov.append(_covers(est.lo, est.hi, 0.5))
+            else:
+                unbalanced_claimed.append(("h2h", a, b) in g.claims)
+    return {"games_per_arm": games, "replicates": len(groups), "seat0_edge": edge, "balanced_coverage": _rate(cov),
+            "unbalanced_pairs_claimed": _rate(unbalanced_claimed)}
+
+
 def roles(work: Path, replicates: int, games: int, seed: int) -> dict:
     """John's roles unrelated to winning, seat-0 edge and a drawer who is seat 0 more often."""
     root = work / "roles"
@@ -275,6 +352,88 @@ def roles(work: Path, replicates: int, games: int, seed: int) -> dict:
             old.setdefault(role, []).append(_covers(sh.lo, sh.hi, 0.25))  # before: against 1/players
     return {"games": games, "replicates": replicates, "coverage": {r: _rate(v) for r, v in cov.items()},
             "coverage_against_fair_before": {r: _rate(v) for r, v in old.items()}}
+
+
+SEAT_LISTS = ("score", "exact_bids", "tricks", "points_lost", "bid_total")  # Wizard columns indexed by seat
+ROUND_SEAT_LISTS = ("round_bids", "round_tricks")  # indexed by round * players + seat
+
+
+def _relabel_seats(table: pa.Table, players: int, rng: np.random.Generator) -> pa.Table:
+    """Each game's seats renamed by a uniform random permutation (a seat's values all move together):
+    a seat label then says nothing about the game, so every seat and bidding-position gap is 0."""
+    n = table.num_rows
+    perm = np.argsort(rng.random((n, players)), axis=1)  # old seat s becomes seat perm[g, s]
+    rows = np.arange(n)[:, None]
+    cols = {}
+    for name in SEAT_LISTS:
+        old = np.stack(table[name].to_numpy(zero_copy_only=False))
+        new = np.empty_like(old)
+        new[rows, perm] = old
+        cols[name] = new
+    for name in ROUND_SEAT_LISTS:
+        old = np.stack(table[name].to_numpy(zero_copy_only=False))
+        rounds = old.shape[1] // players
+        old3 = old.reshape(n, rounds, players)
+        new3 = np.empty_like(old3)
+        new3[rows, :, perm] = old3.transpose(0, 2, 1)
+        cols[name] = new3.reshape(n, -1)
+    mask = table["winner_mask"].to_numpy()
+    bits = (mask[:, None] >> np.arange(players)) & 1
+    moved = np.zeros_like(bits)
+    moved[rows, perm] = bits
+    cols["winner_mask"] = (moved << np.arange(players)).sum(axis=1).astype(np.int32)
+    for name, values in cols.items():
+        field = table.schema.field(name)
+        if name == "winner_mask":
+            arr = pa.array(values, field.type)
+        else:
+            flat = values.reshape(-1).astype(field.type.value_type.to_pandas_dtype())
+            width = values.shape[1]
+            arr = pa.ListArray.from_arrays(pa.array(np.arange(0, n * width + 1, width, dtype=np.int32)), pa.array(flat))
+        table = table.set_column(table.schema.get_field_index(name), field.name, arr.cast(field.type))
+    return table
+
+
+def wizard_seats(work: Path, replicates: int, games: int, seed: int, players: int = 4) -> dict:
+    """Real Wizard games (heuristic self-play) whose seats are relabelled at random in every game, so
+    no seat or bidding position differs. Measured: how often each of the Wizard section's gap tests
+    (seats' exact bids, seats' points, positions' exact bids) rejects before correction (nominal 5%),
+    and, on the same games left as played, how often it finds the real differences."""
+    from reports.games import wizard as wizard_report
+    from sim.registry import get_game
+    from sim.spec import ArmSpec
+
+    info = get_game("wizard")
+    arm = ArmSpec.make("wizard", players, {}, "heuristic", name="source")
+    played = info.runner().play_batch(arm, seed, 0, replicates * games)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for label, relabel in (("relabelled", True), ("as played", False)):
+        root = work / f"wizard-{label.replace(' ', '-')}"
+        arms = []
+        for i in range(replicates):
+            part = played.slice(i * games, games)
+            if relabel:
+                part = _relabel_seats(part, players, rng)
+            name = f"r{i}"
+            part = part.set_column(part.schema.get_field_index("arm"), "arm", pa.array([name] * games, pa.string()))
+            part = part.replace_schema_metadata(None)
+            (root / name).mkdir(parents=True, exist_ok=True)
+            pq.write_table(part, root / name / "batch-000000.parquet")
+            arms.append({"name": name, "game": "wizard", "game_version": info.version, "players": players,
+                         "rules": dict(arm.rules), "policies": ["heuristic"] * players, "deck": None})
+        study = {"name": "wizard-seats", "seed": seed, "games": games, "batch_size": games, "arms": arms}
+        (root / "study.json").write_text(json.dumps({
+            "kaartlab_dataset": 1, "fingerprint": f"{seed:016x}", "study": study,
+            "games": {"wizard": {"version": info.version, "score": "points", "higher_score_wins": True}},
+            "provenance": {}}))
+        stats = wizard_report.wizard_stats(Context(Dataset(root), "wizard", Options()))
+        rejects = {}
+        for key in ("seat_exact_gap", "seat_score_gap", "position_exact_gap"):
+            rejects[key] = _rate([stats[a["name"]][key]["test"].p_value < 0.05 for a in arms])
+        out[label] = rejects
+        shutil.rmtree(root)
+    return {"games": games, "replicates": replicates, "players": players, "rejections": out}
 
 
 def null_study(games: int, small: bool = False) -> list[SynthArm]:
@@ -305,13 +464,18 @@ def reports(work: Path, replicates: int, games: int, seed: int) -> dict:
 
 
 def run(replicates: int = 200, games: int = 400, report_replicates: int = 100, report_games: int = 400,
-        seed: int = 1, small_games: tuple = (50, 2000)) -> dict:
+        seed: int = 1, small_games: tuple = (50, 2000), power_games: tuple = (2000, 10000),
+        size_replicates: int = 2000) -> dict:
     work = Path(tempfile.mkdtemp(prefix="kaartlab-calibration-"))
     t0 = time.perf_counter()
     try:
         out = {"seats": seats(work, replicates, games, seed), "pairs": pairs(work, replicates, games, seed + 10),
                "players": players(work, max(replicates // 4, 10), games, seed + 20),
                "roles": roles(work, replicates, games, seed + 30),
+               "head_to_head": head_to_head(work, max(replicates // 2, 10), games, seed + 35),
+               "power": {n: power(work / f"power{n}", max(replicates // 2, 10), n, seed + 50 + n) for n in power_games},
+               "equal_seats_size": equal_seats_size(size_replicates, games, seed + 60),
+               "wizard_seats": wizard_seats(work, replicates, games, seed + 70),
                "reports": reports(work, report_replicates, report_games, seed + 1000)}
         out["balance_bias"] = {}
         for n in small_games:
@@ -334,8 +498,10 @@ def main(argv=None) -> int:
     ap.add_argument("--report-games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--size-replicates", type=int, default=4000, help="replicates of the equal-seats test alone")
     args = ap.parse_args(argv)
-    res = run(args.replicates, args.games, args.report_replicates, args.report_games, args.seed)
+    res = run(args.replicates, args.games, args.report_replicates, args.report_games, args.seed,
+              size_replicates=args.size_replicates)
     text = json.dumps(res, indent=1, default=float)
     if args.json:
         args.json.write_text(text + "\n")

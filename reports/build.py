@@ -114,7 +114,7 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
                     text.count(a["games"]) + ("" if a["planned"] in (None, a["games"])
                                               else f" of {text.count(a['planned'])}")] for a in arms],
                   note="; ".join(filter(None, [
-                      ("rules shared by every arm: " + ", ".join(f"{k}={v}" for k, v in common.items()))
+                      ("rules shared by every arm: " + text.rules(common))
                       if common else "",
                       "batch files without integrity records (written before kaartlab kept them): "
                       "not verified" if comp.unverified else ""])))

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import polars as pl
 
+from reports import text
+
 COMMON_COLUMNS = ("arm", "game", "players", "winner_mask", "n_winners", "turns", "rounds", "score")
 BATCH_GLOB = "batch-*.parquet"
 TOO_FEW_GAMES = 30  # games per arm below which the completeness section says statistics say nothing
@@ -192,7 +194,7 @@ class Arm:
         return len(set(self.policies)) > 1
 
     def describe(self) -> str:
-        rules = ", ".join(f"{k}={v}" for k, v in self.rules.items())
+        rules = text.rules(self.rules)
         return f"{self.game}, {self.players} players, {rules or 'default rules'}; policies {', '.join(self.policies)}"
 
 
@@ -212,7 +214,7 @@ class Pair:
         return self.a.rule_diff(self.b)
 
     def describe_changes(self) -> str:
-        return ", ".join(f"{k} {va}->{vb}" for k, (va, vb) in self.changes.items())
+        return ", ".join(f"{k} {text.rule_value(va)}->{text.rule_value(vb)}" for k, (va, vb) in self.changes.items())
 
 
 class Dataset:

@@ -263,13 +263,24 @@ def _debiased_range(mean: np.ndarray, z: np.ndarray, steps: int = 16, draws: int
     return float(_debiased_ranges(np.asarray(mean, float)[None, :], z[:draws], steps)[0])
 
 
+def _ranges(x: np.ndarray) -> np.ndarray:
+    """max - min over the last axis, a column at a time: the same numbers as np.ptp, many times faster
+    when the last axis is a handful of seats (ptp reduces along it row by row)."""
+    hi = x[..., 0].copy()
+    lo = hi.copy()
+    for j in range(1, x.shape[-1]):
+        np.maximum(hi, x[..., j], out=hi)
+        np.minimum(lo, x[..., j], out=lo)
+    return hi - lo
+
+
 def _debiased_ranges(means: np.ndarray, z: np.ndarray, steps: int = 16) -> np.ndarray:
     """_debiased_range for each row of ``means`` (B x k) at once, errors ``z`` (D x k)."""
-    raw = np.ptp(means, axis=1)
+    raw = _ranges(means)
     dev = means - means.mean(axis=1, keepdims=True)
 
     def expected(lam: np.ndarray) -> np.ndarray:  # E[range(lam * dev + z)]; the centre does not move a range
-        return np.ptp(lam[:, None, None] * dev[:, None, :] + z[None, :, :], axis=2).mean(axis=1)
+        return _ranges(lam[:, None, None] * dev[:, None, :] + z[None, :, :]).mean(axis=1)
 
     lo, hi = np.zeros(len(raw)), np.ones(len(raw))
     for _ in range(steps):

@@ -17,6 +17,18 @@ def _decimals_for_width(width: float, lo: int = 0, hi: int = 4) -> int:
     return int(min(hi, max(lo, 1 - math.floor(math.log10(width)))))
 
 
+def rule_value(v) -> str:
+    """A rule's value as a study file writes it: true/false for booleans (study.json keeps Python's)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def rules(values: dict) -> str:
+    """name=value, ... in the study file's spelling."""
+    return ", ".join(f"{k}={rule_value(v)}" for k, v in values.items())
+
+
 def count(n) -> str:
     if not _finite(n):
         return "n/a" if n is None or not (isinstance(n, float) and math.isinf(n)) else "infinitely many"

@@ -1,4 +1,4 @@
-"""The `kaartlab` command: games, run, study, trace, report, verify."""
+"""The `kaartlab` command: games, run, study, skill, trace, report, verify."""
 from __future__ import annotations
 
 import argparse
@@ -16,6 +16,7 @@ EPILOG = """examples:
   kaartlab run knutten --games 100000 --players 4 --rule john_knut=false --rule threshold=35 --out runs/k4b
   kaartlab run knutten --players 4 --policy cautious:start=self,cautious,trap,random --data deck=examples/small-deck.toml
   kaartlab study examples/john-knut.toml --out runs/john-knut --report
+  kaartlab skill knutten wizard --games 20000 --out runs/skill
   kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
   kaartlab trace --dataset runs/john-knut --arm john-on --index 12
   kaartlab report runs/john-knut
@@ -120,6 +121,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="study TOML file")
     _run_options(p)
     p.set_defaults(handler=cmd_study)
+
+    p = sub.add_parser("skill", help="how much skill decides a game: a strong player among random ones",
+                       description="Plays, per game, a study on the same deals: every seat random, and "
+                                   "the strong player in each seat in turn among random players; then "
+                                   "writes its report (section 'Skill versus luck'). With several games, "
+                                   "also a figure and a table across them (OUT/skill.png, OUT/skill.md).")
+    p.add_argument("game", nargs="+", help="game name(s) (see `kaartlab games`)")
+    p.add_argument("--players", type=int, default=4, help="number of seats (default 4)")
+    p.add_argument("--games", type=positive_int, default=20_000, help="games per arm (default 20000)")
+    p.add_argument("--strongest", default=None, metavar="SEAT",
+                   help="the strong player, POLICY or POLICY:NAME=VALUE (default: the game's declared "
+                        "strongest, else every policy but random, and the report names the best)")
+    p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+    p.add_argument("--figure", help="where to write the figure across games (default OUT/skill.png when "
+                                    "several games are given)")
+    _run_options(p)
+    p.set_defaults(handler=cmd_skill)
 
     p = sub.add_parser("trace", help="print one game move by move",
                        description="Replays game INDEX of an arm exactly as a study played it. "
@@ -318,6 +336,54 @@ def _execute(study, args) -> int:
     print(f"data: {result.out}  (polars: pl.scan_parquet('{result.out}/*/batch-*.parquet'))")
     if args.report:
         _write_report(result.out, None)
+    return 0
+
+
+def skill_study(game: str, players: int, games: int, seed: int, strongest: str | None = None,
+                batch_size: int | None = None):
+    """The skill study of one game: arm `random` (every seat random) and, per candidate, one arm
+    per seat with the candidate there and random players elsewhere (same seed: same deals)."""
+    from sim.registry import get_game
+    from sim.spec import DEFAULT_BATCH_SIZE, ArmSpec, StudySpec
+
+    info = get_game(game)
+    if "random" not in {p.name for p in info.policies}:
+        raise SpecError(f"{game} has no random policy to measure skill against")
+    chosen = strongest or info.strongest
+    candidates = [chosen] if chosen else [p.name for p in info.policies if p.name != "random"]
+    if not candidates:
+        raise SpecError(f"{game} has no policy but random: nothing to measure")
+    arms = [ArmSpec.make(game, players, None, "random", name="random")]
+    for number, seat_entry in enumerate(candidates):
+        tag = seat_entry if ":" not in seat_entry else f"strong{number}"
+        for seat in range(players):
+            seats = ["random"] * players
+            seats[seat] = seat_entry
+            arms.append(ArmSpec.make(game, players, None, seats, name=f"{tag}-seat{seat}"))
+    return StudySpec(name=f"skill-{game}", seed=seed, games=games,
+                     batch_size=batch_size or min(DEFAULT_BATCH_SIZE, games), arms=tuple(arms))
+
+
+def cmd_skill(args) -> int:
+    from reports.sections.skill import figure_across_games, summary_rows, table_across_games
+
+    several = len(args.game) > 1
+    root = Path(args.out or str(Path("runs") / "skill"))
+    dirs = []
+    for game in dict.fromkeys(args.game):
+        study = skill_study(game, args.players, args.games, args.seed, args.strongest, args.batch_size)
+        out = root / game if several else Path(args.out or str(Path("runs") / study.name))
+        run_args = argparse.Namespace(**{**vars(args), "out": str(out), "report": True})
+        _execute(study, run_args)
+        dirs.append(out)
+    figure = args.figure or (str(root / "skill.png") if several else None)
+    if figure:
+        rows = summary_rows(dirs)
+        Path(figure).parent.mkdir(parents=True, exist_ok=True)
+        Path(figure).write_bytes(figure_across_games(rows).png)
+        table = Path(figure).with_suffix(".md")
+        table.write_text(table_across_games(rows))
+        print(f"skill across games: {figure}  {table}")
     return 0
 
 

@@ -88,6 +88,8 @@ class Game:
     data: tuple[DataInput, ...] = ()
     rules_doc: str = ""  # default docs/rules/<name>.md
     golden: str = ""  # glob of golden traces; default tests/golden/<name>_*.txt
+    strongest: str = ""  # the seat entry `kaartlab skill` pits against random players ("policy" or
+    # "policy:name=value"); "" = every policy but random, and the report names the best
     player_params: tuple[Param, ...] = field(init=False)
 
     def __post_init__(self):
@@ -101,6 +103,8 @@ class Game:
         ids = [p.id for p in self.policies]
         if len(set(ids)) != len(ids) or len({p.name for p in self.policies}) != len(ids):
             raise ValueError(f"{self.name}: policy names and ids must be unique")
+        if self.strongest and self.strongest.split(":")[0] not in {p.name for p in self.policies}:
+            raise ValueError(f"{self.name}: strongest={self.strongest!r} names no policy of the game")
         if not 1 <= self.min_players <= self.max_players:
             raise ValueError(f"{self.name}: players {self.min_players}..{self.max_players}")
 

@@ -143,7 +143,7 @@ def test_summary_json_contains_the_numbers(study):
     assert {a["name"]: a["games"] for a in s["dataset"]["arms"]}["john-on"] == 12000
     # the rotated arms hold 6,000 of the study's 12,000 games: the report says so first
     assert list(s["sections"]) == ["completeness", "first_player", "distributions", "variants", "policies",
-                                   "knutten.john_knut", "knutten.heavy_weather", "claims"]
+                                   "ratings", "knutten.john_knut", "knutten.heavy_weather", "claims"]
     assert "mixed-0" in json.dumps(s["sections"]["completeness"])
     fp = s["sections"]["first_player"]["data"]["arms"]["john-off"]
     ref = weighted_wins(cols["john-off"], 4) / 12000

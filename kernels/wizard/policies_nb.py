@@ -5,9 +5,10 @@ made so far, the tricks taken so far, the cards already played (`gone`: played c
 card) and the current trick (its lead state and the value of the card now winning it).
 
 random     uniform legal bid 0..r, uniform legal card, uniform trump suit.
-heuristic  bids the rounded sum of per-card trick chances (Wizards, trumps by rank, off-suit aces
-           and kings, long trumps), scaled for the player count and nudged by bidding position;
-           plays to make the bid exactly; picks the trump suit it holds most of.
+heuristic  bids for the best expected score given each card's chance of taking a trick, measured
+           by self-play per player count, round size, position and card class (bid_model_nb,
+           bid_tables.py); plays to make the bid exactly, taking needed tricks with a Wizard
+           while another Wizard could still beat it later; picks the trump suit it holds most of.
 sampler    heuristic play and trump choice; bids by Monte Carlo: deals the unseen cards at random to
            the other seats SAMPLER_DEALS times, plays each deal out with heuristic play for the
            candidate bids around the heuristic bid, and takes the bid with the best mean score.
@@ -19,27 +20,16 @@ import numpy as np
 
 from kernels.jit import njit
 from kernels.rng_nb import next_word_nb, uniform_nb
+from kernels.wizard.bid_model_nb import best_bid_nb, expected_tricks_nb
+from kernels.wizard.bid_tables import TRICK_CHANCE
 from kernels.wizard.enums import (
-    FIRST_JESTER, FIRST_WIZARD, LEAD_NONE, N_CARDS, NO_TRUMP, P_BROKEN, P_RANDOM, P_SAMPLER,
-    SAMPLER_DEALS, SAMPLER_SPREAD,
+    FIRST_JESTER, FIRST_WIZARD, LEAD_NONE, N_CARDS, P_BROKEN, P_RANDOM, P_SAMPLER, SAMPLER_DEALS,
+    SAMPLER_SPREAD, TV_WIZARD,
 )
 from kernels.wizard.rules_nb import (
     FULL_MASK, ONE, SUIT_MASK, WIZARD_MASK, ZERO, forbidden_bid_nb, higher_in_suit_nb, lead_after_nb, legal_mask_nb,
     lowest_card_nb, nth_card_nb, popcount_nb, round_score_nb, trick_value_nb,
 )
-
-# Chance that a card takes a trick, by rank (2 .. ace)
-TRUMP_VALUE = np.array([0.12, 0.15, 0.18, 0.22, 0.26, 0.31, 0.37, 0.43, 0.50, 0.58, 0.68, 0.80, 0.92])
-OFF_VALUE = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.02, 0.1, 0.35, 0.72])
-NO_TRUMP_VALUE = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.02, 0.06, 0.18, 0.45, 0.82])
-WIZARD_VALUE = 0.97
-LONG_TRUMP_BONUS = 0.25  # per trump beyond the second
-# Off-suit honours lose value with more players (more trumps and Wizards to beat them): index n
-OFF_FACTOR = np.array([1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.72])
-# Expected tricks per card dealt not captured by the card values (middle cards win tricks in long
-# hands with few players; many players overtake more), index n; calibrated on heuristic self-play
-ROUND_SLOPE = np.array([0.0, 0.0, 0.0, 0.10, 0.03, -0.008, -0.033])
-POSITION_NUDGE = 0.15  # later bidders (later in the first trick) add up to +this, earlier up to -this
 
 
 # ---------------------------------------------------------------- random
@@ -69,50 +59,18 @@ def random_bid_nb(u, r, forbidden):
 
 # ---------------------------------------------------------------- heuristic
 @njit
-def hand_estimate_nb(hand, trump, n):
-    """Expected tricks of a hand: the sum of per-card chances plus a long-trump bonus."""
-    est = 0.0
-    ntrump = 0
-    off = OFF_FACTOR[n]
-    x = hand
-    while x:
-        c = lowest_card_nb(x)
-        x &= x - ONE
-        if c >= FIRST_JESTER:
-            continue
-        if c >= FIRST_WIZARD:
-            est += WIZARD_VALUE
-            continue
-        s = c // 13
-        k = c - 13 * s
-        if s == trump:
-            est += TRUMP_VALUE[k]
-            ntrump += 1
-        elif trump == NO_TRUMP:
-            est += NO_TRUMP_VALUE[k] * off
-        else:
-            est += OFF_VALUE[k] * off
-    if ntrump > 2:
-        est += LONG_TRUMP_BONUS * (ntrump - 2)
-    return est
+def hand_estimate_nb(hand, trump, n, pos=0):
+    """Expected tricks of a hand as dealt (its size is the round's) for the seat `pos` places after
+    the leader: the sum of its cards' chances in the self-play table (bid_model_nb)."""
+    return expected_tricks_nb(TRICK_CHANCE, hand, trump, n, pos)
 
 
 @njit
 def heuristic_bid_nb(hand, trump, n, r, pos, bid_sum_before, forbidden):
-    """Round the hand estimate (nudged by bidding position) to a legal bid."""
-    est = (hand_estimate_nb(hand, trump, n) + ROUND_SLOPE[n] * r
-           + POSITION_NUDGE * (2.0 * pos / (n - 1) - 1.0))
-    b = int(est + 0.5)
-    if b < 0:
-        b = 0
-    if b > r:
-        b = r
-    if b == forbidden:
-        if (est >= b and b + 1 <= r) or b == 0:
-            b += 1
-        else:
-            b -= 1
-    return b
+    """The legal bid with the best expected score under the self-play table's per-card chances
+    (bid_model_nb). bid_sum_before is not used: the table's chances already assume the others bid
+    and play as this policy does."""
+    return best_bid_nb(TRICK_CHANCE, hand, trump, n, r, pos, forbidden)
 
 
 @njit
@@ -158,17 +116,27 @@ def is_boss_nb(card, hand, gone):
 def heuristic_card_nb(hand, legal, trump, lead, best, pos, n, need, gone):
     """Play to make the bid exactly. need = bid - tricks taken so far.
 
-    Wanting tricks: lead the surest winner; follow with the cheapest winning card when last, the
-    strongest non-Wizard winner otherwise (a Wizard when only it wins); else throw the cheapest card.
+    A Wizard held is a sure trick only once no other Wizard is unseen: until then one played before
+    it in a trick beats it. So when the Wizards held cover the tricks still needed and another
+    Wizard may come, a Wizard takes the trick now while no Wizard is in it (unless the seat plays
+    last and a cheaper card wins).
+    Wanting more tricks than sure ones: lead the surest winner; follow with the cheapest winning
+    card when last, the strongest non-Wizard winner otherwise (a Wizard when only it wins); a trick
+    that cannot be won gets a Jester (it never takes a trick) or else the weakest card.
     Wanting no more tricks: lead low (a Jester first); follow with the highest card that already
-    loses (it can no longer win the trick); if every card wins, play the lowest when others follow,
-    the highest when last.
+    loses (it can no longer win the trick), keeping Jesters for later; if every card wins, play the
+    lowest when others follow, the highest when last.
     """
-    # Wizards in hand are sure tricks (each takes a trick whenever it is the first Wizard played),
-    # so tricks are only wanted from the other cards while more are needed than Wizards held.
-    want = need > popcount_nb(hand & WIZARD_MASK)
+    wizards = hand & WIZARD_MASK
+    nwiz = popcount_nb(wizards)
+    rival = (WIZARD_MASK & ~(hand | gone)) != ZERO  # a Wizard neither held nor seen
+    sure = 0 if rival else nwiz
+    want = need > sure
+    wizard_now = want and 0 < need <= nwiz and best < TV_WIZARD
     choice = -1
     if pos == 0:
+        if wizard_now:
+            return lowest_card_nb(wizards)
         score = -1000
         x = legal
         while x:
@@ -214,11 +182,12 @@ def heuristic_card_nb(hand, legal, trump, lead, best, pos, n, need, gone):
                     win_key = key
                     win_c = c
             else:
-                st = strength_nb(c, trump)
-                key = 14 if c >= FIRST_JESTER else st
+                key = -1 if c >= FIRST_JESTER else strength_nb(c, trump)
                 if key < dump_key:
                     dump_key = key
                     dump_c = c
+        if wizard_now and not (last and 0 <= win_c < FIRST_WIZARD):
+            return lowest_card_nb(wizards)
         return win_c if win_c >= 0 else dump_c
     lose_c = -1
     lose_key = -1000
@@ -278,36 +247,55 @@ WS_H_SIZE = 24
 
 
 @njit
+def finish_trick_nb(hands, n, leader, pos, lead, best, win, win_c, trump, bids, tricks, gone,
+                    strict_void):
+    """Play the rest of a trick led by `leader` from position `pos` on (lead, best, win, win_c: its
+    lead state, winning value, seat and card so far) with heuristic play for every seat (hands are
+    consumed, the winner's trick counted). Returns (winning seat, winning card, gone with the
+    trick's cards added)."""
+    s = leader + pos
+    if s >= n:
+        s -= n
+    for p in range(pos, n):
+        h = hands[s]
+        legal = legal_mask_nb(h, lead, strict_void)
+        c = heuristic_card_nb(h, legal, trump, lead, best, p, n, bids[s] - tricks[s], gone)
+        b = ONE << np.uint64(c)
+        hands[s] = h & ~b
+        gone |= b
+        lead = lead_after_nb(lead, c)
+        v = trick_value_nb(c, lead, trump)
+        if v > best:
+            best = v
+            win = s
+            win_c = c
+        s += 1
+        if s == n:
+            s = 0
+    tricks[win] += 1
+    return win, win_c, gone
+
+
+@njit
+def heuristic_trick_nb(hands, n, leader, trump, bids, tricks, gone, strict_void):
+    """Play one trick with heuristic play for every seat (hands are consumed, the winner's trick
+    counted). Returns (winning seat, winning card, gone with the trick's cards added)."""
+    return finish_trick_nb(hands, n, leader, 0, LEAD_NONE, -1, leader, -1, trump, bids, tricks,
+                           gone, strict_void)
+
+
+@njit
 def play_out_nb(hands, n, trump, tricks_left, leader, pos, lead, best, win, bids, tricks, gone,
                 strict_void):
-    """Play a round out with heuristic play for every seat: `tricks_left` tricks, the first of them
-    the current one, led by `leader`, with its cards before position `pos` already played (lead,
-    best, win: its lead state, winning value and winning seat so far; pos 0: a fresh trick). hands
-    are consumed and tricks counted on, in place; gone holds every card out of play."""
-    for _ in range(tricks_left):
-        s = leader + pos
-        if s >= n:
-            s -= n
-        for p in range(pos, n):
-            h = hands[s]
-            legal = legal_mask_nb(h, lead, strict_void)
-            c = heuristic_card_nb(h, legal, trump, lead, best, p, n, bids[s] - tricks[s], gone)
-            b = ONE << np.uint64(c)
-            hands[s] = h & ~b
-            gone |= b
-            lead = lead_after_nb(lead, c)
-            v = trick_value_nb(c, lead, trump)
-            if v > best:
-                best = v
-                win = s
-            s += 1
-            if s == n:
-                s = 0
-        tricks[win] += 1
-        leader = win
-        pos = 0
-        lead = LEAD_NONE
-        best = -1
+    """Play a round out with heuristic play for every seat: `tricks_left` (>= 1) tricks, the first
+    of them the current one, led by `leader`, with its cards before position `pos` already played
+    (lead, best, win: its lead state, winning value and winning seat so far; pos 0: a fresh trick).
+    hands are consumed and tricks counted on, in place; gone holds every card out of play."""
+    leader, _c, gone = finish_trick_nb(hands, n, leader, pos, lead, best, win, -1, trump, bids,
+                                       tricks, gone, strict_void)
+    for _ in range(tricks_left - 1):
+        leader, _c, gone = heuristic_trick_nb(hands, n, leader, trump, bids, tricks, gone,
+                                              strict_void)
     return tricks
 
 
@@ -438,7 +426,7 @@ def bid_totals_nb(state, hand, trump, turned, n, r, seat, dealer, made, bids, lo
 
 
 @njit
-def best_bid_nb(totals, lo, hi, skip, h):
+def best_total_bid_nb(totals, lo, hi, skip, h):
     """(bid, total): the bid lo..hi (not `skip`) with the best total in totals[b - lo]; ties go to
     the bid nearest h, then the lower."""
     best_b = -1
@@ -475,7 +463,7 @@ def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, str
         return h
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, lo, hi,
                               forbidden, SAMPLER_DEALS, hook, strict_void, ws_i, ws_h)
-    return best_bid_nb(ws_i[WS_BID_TOTALS:], lo, hi, forbidden, h)[0]
+    return best_total_bid_nb(ws_i[WS_BID_TOTALS:], lo, hi, forbidden, h)[0]
 
 
 # ---------------------------------------------------------------- dispatch

@@ -21,7 +21,7 @@ from kernels.jit import njit
 from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, N_CARDS, VOID_SPECIAL
 from kernels.wizard.policies_nb import (
     WS_ALLOWED, WS_BID_TOTALS, WS_CARD_TOTALS, WS_COUNT, WS_DEAL, WS_ORDER, WS_PLAY, WS_TRICKS,
-    WS_UNSEEN, best_bid_nb, bid_position_nb, bid_totals_nb, deal_unseen_nb, heuristic_bid_nb,
+    WS_UNSEEN, best_total_bid_nb, bid_position_nb, bid_totals_nb, deal_unseen_nb, heuristic_bid_nb,
     heuristic_card_nb, heuristic_trump_nb, list_cards_nb, play_out_nb,
 )
 from kernels.wizard.rules_nb import (
@@ -74,7 +74,7 @@ def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, str
         return h  # the only legal bid
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, 0, r,
                               forbidden, samples, hook, strict_void, ws_i, ws_h)
-    return best_bid_nb(ws_i[WS_BID_TOTALS:], 0, r, forbidden, h)[0]
+    return best_total_bid_nb(ws_i[WS_BID_TOTALS:], 0, r, forbidden, h)[0]
 
 
 @njit
@@ -93,7 +93,7 @@ def search_trump_nb(rng, seat, hands, turned, n, r, dealer, bids, hook, strict_v
         suit = h if k == 0 else (k - 1 if k - 1 < h else k)  # the heuristic's suit first
         rng[seat] = bid_totals_nb(state0, hand, suit, turned, n, r, seat, dealer, 0, bids, 0, r, -1,
                                   samples, hook, strict_void, ws_i, ws_h)
-        v = best_bid_nb(ws_i[WS_BID_TOTALS:], 0, r, -1, 0)[1]
+        v = best_total_bid_nb(ws_i[WS_BID_TOTALS:], 0, r, -1, 0)[1]
         if v > best_v:
             best_v = v
             best_s = suit

@@ -14,7 +14,7 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wizard",
     title="Wizard",
-    version=2,
+    version=3,
     min_players=3,
     max_players=6,
     rules=(
@@ -35,9 +35,11 @@ GAME = Game(
                   "docs/rules/wizard.md (default off, as the ruling reads the play rules)"),
     ),
     policies=(
-        Policy("heuristic", 1, "bids the rounded sum of per-card trick chances (Wizards, trumps "
-               "by rank, off-suit aces and kings, long trumps) scaled for the player count and "
-               "bidding position; plays to make the bid exactly; names its longest suit trump"),
+        Policy("heuristic", 1, "bids for the best expected score from each card's chance of taking "
+               "a trick, measured by self-play per player count, round size, position and card "
+               "(trump, off-suit, no-trump by rank and suit length; Wizard; Jester); plays to make "
+               "the bid exactly, taking a needed trick with a Wizard while another Wizard could "
+               "still beat it later; names its longest suit trump"),
         Policy("random", 0, "uniform legal bid 0..r, uniform legal card, uniform trump suit"),
         Policy("sampler", 2, "heuristic play; bids by dealing the unseen cards at random 16 "
                "times, playing each deal out heuristically for the bids next to the heuristic "
