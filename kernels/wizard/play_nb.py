@@ -191,7 +191,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
             trump = trump_of_turned_nb(turned)
             chooser = -1
             if trump < 0:
-                if policies[dealer] == P_SEARCH and voids is not None:
+                if voids is not None and policies[dealer] == P_SEARCH:
                     trump = search_trump_nb(seat_rng, dealer, hands, turned, n, r, dealer, bids,
                                             hook, strict_void, seat_i[dealer, SI_SAMPLES], ws_i,
                                             ws_h)
@@ -214,7 +214,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
                 if pol == P_RANDOM or ws_i is None:
                     seat_rng[s], u = next_word_nb(seat_rng[s])
                     b = random_bid_nb(u, r, forbidden_bid_nb(r, bsum, s == dealer, hook))
-                elif pol == P_SEARCH and voids is not None:
+                elif voids is not None and pol == P_SEARCH:
                     b = search_bid_nb(seat_rng, s, hands, trump, turned, n, r, dealer, bids, hook,
                                       strict_void, seat_i[s, SI_SAMPLES], ws_i, ws_h)
                 else:
@@ -250,7 +250,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
                     if pol == P_RANDOM or ws_i is None:  # the hot path, kept to a two-argument call
                         seat_rng[si], u = next_word_nb(seat_rng[si])
                         c = random_card_nb(u, legal)
-                    elif pol == P_SEARCH and voids is not None:
+                    elif voids is not None and pol == P_SEARCH:
                         c = search_card_nb(seat_rng, s, hands, legal, trump, n, leader, p, lead,
                                            best, win, bids, tricks, played | in_trick | gone0,
                                            in_trick, voids, strict_void, seat_i[si, SI_SAMPLES],
