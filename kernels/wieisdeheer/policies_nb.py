@@ -56,57 +56,63 @@ def suit_counts_nb(cards, counts):
 
 
 @njit
-def card_score_nb(hand_set, c, counts, pile, rich, next_n, hn, pile_aware):
-    """How much a shedder with the cards `hand_set` (hn of them, their suits counted in `counts`)
-    wants to play card c now (no draw pending); higher is better."""
+def shed_terms_nb(pile, rich, next_n, hn, pile_aware):
+    """What a shedder with hn cards adds for playing a 2 or joker, a jack, an ace now (no draw
+    pending): the parts of card_score_nb that do not depend on the card, worked out once a turn."""
+    two = -40  # kept against draws
+    if next_n <= 2:
+        two += 60  # the next player is about to go out: make it draw
+    if hn <= 2:
+        two += 40
+    rich_pile = pile >= rich and pile > 0
+    if pile_aware and rich_pile:
+        jack = BANK
+    else:
+        jack = -25 if hn > 3 else 0  # kept: it changes the suit
+    ace = 0
+    if pile_aware:
+        if rich_pile:
+            ace = FORCED_ONLY
+        elif 2 * pile < rich:
+            ace = 12  # a cheap void buys three questions
+        else:
+            ace = -12
+    return two, jack, ace
+
+
+@njit
+def card_score_nb(hand_set, c, counts, terms):
+    """How much a shedder with the cards `hand_set` (their suits counted in `counts`) wants to play
+    card c now (no draw pending); higher is better. `terms`: shed_terms_nb. Written as selects, not
+    branches: the card's rank is a coin toss to the branch predictor."""
+    two, jack, ace = terms
     r = RANK_OF[c]
     su = SUIT_OF[c]
-    score = 0
-    if su != NO_SUIT:
-        score += 3 * (counts[su] - 1)  # stay in the longest suit: the next top is one it can follow
-    if r == TWO or r == JOKER:
-        score -= 40  # kept against draws
-        if next_n <= 2:
-            score += 60  # the next player is about to go out: make it draw
-        if hn <= 2:
-            score += 40
-    elif r == SEVEN:
-        # the hand holds another card that fits on the 7 once it is played
-        follows = hand_set & ~bit_nb(c) & fit_mask_nb(su, r, 0)
-        score += 25 if follows != 0 else -5
-    elif r == EIGHT:
-        score += 8
-    elif r == JACK:
-        if pile_aware and pile >= rich and pile > 0:
-            score += BANK
-        else:
-            score -= 25  # kept: it changes the suit
-            if hn <= 3:
-                score += 25
-    elif r == ACE and pile_aware:
-        if pile >= rich and pile > 0:
-            score += FORCED_ONLY
-        elif 2 * pile < rich:
-            score += 12  # a cheap void buys three questions
-        else:
-            score -= 12
+    # stay in the longest suit: the next top is one it can follow
+    score = 3 * (counts[su] - 1) if su != NO_SUIT else 0
+    score += two if (r == TWO) | (r == JOKER) else 0
+    score += jack if r == JACK else 0
+    score += ace if r == ACE else 0
+    score += 8 if r == EIGHT else 0
+    # a 7 the hand can follow (another card fits on it once it is played)
+    follows = hand_set & ~bit_nb(c) & fit_mask_nb(su, SEVEN, 0) != 0
+    score += (25 if follows else -5) if r == SEVEN else 0
     return score
 
 
 @njit
-def best_slot_nb(hand, hn, hand_set, playable, counts, pile, rich, next_n, pile_aware):
+def best_slot_nb(hand, hn, hand_set, playable, counts, terms):
     """The card of the set `playable` with the best score (ties: the first in the hand); -1 when
-    the set is empty."""
+    the set is empty. Every card is scored and the best kept by selects: which cards fit is
+    unpredictable, so a branch on it mispredicts."""
     best = -1
     best_score = 0
     for i in range(hn):
         c = hand[i]
-        if not has_nb(playable, c):
-            continue
-        sc = card_score_nb(hand_set, c, counts, pile, rich, next_n, hn, pile_aware)
-        if best < 0 or sc > best_score:
-            best = i
-            best_score = sc
+        sc = card_score_nb(hand_set, c, counts, terms)
+        take = has_nb(playable, c) & ((best < 0) | (sc > best_score))
+        best = i if take else best
+        best_score = sc if take else best_score
     return best
 
 
@@ -170,8 +176,10 @@ def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_
         others = playable & ~(ACE_MASK | JACK_MASK)
         if rich_pile and playable & JACK_MASK != 0 and others != 0 and coin_nb(seat_rng, s, sabotage):
             # a pass-up: the best fitting card that is neither an ace nor a jack
-            return best_slot_nb(hand, hn, hand_set, others, counts, pile, rich, next_n, False), 2
-    return best_slot_nb(hand, hn, hand_set, playable, counts, pile, rich, next_n, reasoner), 0
+            return best_slot_nb(hand, hn, hand_set, others, counts,
+                                shed_terms_nb(pile, rich, next_n, hn, False)), 2
+    return best_slot_nb(hand, hn, hand_set, playable, counts,
+                        shed_terms_nb(pile, rich, next_n, hn, reasoner)), 0
 
 
 @njit
@@ -182,8 +190,8 @@ def play_drawn_nb(policy, hand, hn, slot, counts, pile, rich, next_n):
         return True
     hand_set = hand_mask_nb(hand, hn)
     suit_counts_nb(hand_set, counts)
-    return card_score_nb(hand_set, hand[slot], counts, pile, rich, next_n, hn,
-                         policy == P_REASONER) > -30
+    terms = shed_terms_nb(pile, rich, next_n, hn, policy == P_REASONER)
+    return card_score_nb(hand_set, hand[slot], counts, terms) > -30
 
 
 @njit
