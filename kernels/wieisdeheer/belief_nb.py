@@ -8,7 +8,7 @@ own row is its decoy: what a loyal player in its seat would believe).
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.wieisdeheer.enums import (
     ACE, ACT_BANK, ACT_OTHER, ACT_VOID, JACK, JOKER, LOOKS_FORCED, MIN_LIKELIHOOD, N_CARDS, N_RANKS,
     N_SUITS, NO_SUIT, P_REASONER, STYLE_NAIVE,
@@ -84,7 +84,7 @@ def _falling_products(top):
 FALLING = _falling_products(N_CARDS)
 
 
-@njit
+@inline
 def public_chances_nb(st, in_disc, suit, rank, h):
     """The public's chances that a player with h cards holds a fitting ace, a fitting jack, and
     another fitting card, counting every card not on the discard pile as unseen (the public view:
@@ -144,7 +144,7 @@ def is_evidence_nb(policy, pile, rich, sabotage):
     return policy == P_REASONER and pile >= rich and pile > 0 and sabotage > 0.0
 
 
-@njit
+@inline
 def bayes_update_nb(post, players, actor, loyal, mole):
     """Every seat's posterior after an act of `actor` with likelihoods (loyal, mole): hypothesis
     "m is the mole" gives the act likelihood `mole` if m == actor, else `loyal`."""

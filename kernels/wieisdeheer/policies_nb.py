@@ -15,7 +15,7 @@ Seat s's random choices come from its seat stream only (seat_rng[s]).
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wieisdeheer.belief_nb import public_chances_nb, void_rate_nb
 from kernels.wieisdeheer.enums import (
@@ -100,7 +100,7 @@ def card_score_nb(hand_set, c, counts, terms):
     return score
 
 
-@njit
+@inline
 def best_slot_nb(hand, hn, hand_set, playable, counts, terms):
     """The card of the set `playable` with the best score (ties: the first in the hand); -1 when
     the set is empty. Every card is scored and the best kept by selects: which cards fit is
@@ -136,7 +136,7 @@ def nth_in_nb(hand, hn, cards, k):
     return -1
 
 
-@njit
+@inline
 def stack_slot_nb(policy, hand, hn, seat_rng, s):
     """A draw is pending: the 2 or joker to stack, -1 when the hand has none. Shedders pass a 2
     first and keep a joker; random picks any."""
@@ -149,7 +149,7 @@ def stack_slot_nb(policy, hand, hn, seat_rng, s):
     return first_in_nb(hand, hn, twos if twos != 0 else stack)
 
 
-@njit
+@inline
 def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_n, is_mole,
                    sabotage, style, seat_rng, counts, st, in_disc):
     """Seat s's card with no draw pending: (slot, sabotage) with slot -1 when nothing fits and
@@ -182,7 +182,7 @@ def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_
                         shed_terms_nb(pile, rich, next_n, hn, reasoner)), 0
 
 
-@njit
+@inline
 def play_drawn_nb(policy, hand, hn, slot, counts, pile, rich, next_n):
     """Does the player play the card it just drew (it fits)? Random always; shedders unless it is
     a card they keep (a 2 or joker with nobody to attack, an ace on a rich pile)."""

@@ -8,7 +8,7 @@ of its arguments (arrays changed in place where it says so), so tests call them 
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.rng_nb import deal_stream_nb, next_word_nb, uniform_nb
 from kernels.wieisdeheer.enums import (
     ACE, JACK, JOKER, MAX_PLAYERS, N_CARDS, N_RANKS, NO_SUIT, SUITED, TWO,
@@ -187,7 +187,7 @@ def popcount_nb(x):
     return c
 
 
-@njit
+@inline
 def remove_at_nb(hands, hand_n, s, i):
     """Take card i from seat s's hand (the last card fills its place); returns it."""
     card = hands[s, i]
@@ -196,7 +196,7 @@ def remove_at_nb(hands, hand_n, s, i):
     return card
 
 
-@njit
+@inline
 def discard_nb(st, disc, in_disc, card):
     """Lay card on the discard pile (the caller sets the suit to follow after a jack)."""
     disc[st[ST_DISC_N]] = card
@@ -227,7 +227,7 @@ def reshuffle_nb(seed, g, st, draw, disc, in_disc):
     return k
 
 
-@njit
+@inline
 def draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s):
     """Seat s takes the top of the draw pile, reshuffling first when it is empty. Returns
     (card or -1 when no card is left anywhere, cards reshuffled or 0)."""
