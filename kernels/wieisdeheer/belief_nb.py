@@ -45,7 +45,7 @@ def chance_holds_nb(k, unseen, h):
     return 1.0 - miss
 
 
-@njit
+@inline
 def fitting_unseen_nb(st, in_disc, suit, rank):
     """(aces, jacks, other cards) not on the discard pile that fit on a top of (suit, rank), from
     the table's running counts: what the public knows is still in hands or the draw pile. Sums of
@@ -111,7 +111,7 @@ def void_rate_nb(style, sabotage, o):
     return 0.0
 
 
-@njit
+@inline
 def act_likelihoods_nb(act, a, j, o, sabotage, style):
     """(P(act | the actor is loyal), P(act | the actor is the mole)) for an act on a rich pile by a
     reasoner, with a, j, o the public chances of a fitting ace, jack, other card. The loyal player
@@ -135,7 +135,7 @@ def act_likelihoods_nb(act, a, j, o, sabotage, style):
     return max(loyal, MIN_LIKELIHOOD), max(mole, MIN_LIKELIHOOD)
 
 
-@njit
+@inline
 def is_evidence_nb(policy, pile, rich, sabotage):
     """Only a reasoner's acts on a pile of at least its `rich` points are evidence: a random
     player and a racer act alike whether loyal or not, and on poorer piles a reasoner plays for
@@ -162,7 +162,7 @@ def bayes_update_nb(post, players, actor, loyal, mole):
             post[o, m] *= inv
 
 
-@njit
+@inline
 def answer_likelihoods_nb(mole_like, accuracy, bluff):
     """(P(answer | the target is loyal), P(answer | the target is the mole)) for one answer that
     reads mole-like (True) or loyal (False): a loyal target's answer reads loyal with `accuracy`;
@@ -175,7 +175,7 @@ def answer_likelihoods_nb(mole_like, accuracy, bluff):
     return max(1.0 - p_loyal, MIN_LIKELIHOOD), max(1.0 - p_mole, MIN_LIKELIHOOD)
 
 
-@njit
+@inline
 def update_one_nb(post, o, players, target, loyal, mole):
     """Seat o's posterior alone after evidence about `target` (an answer it read)."""
     x = post[o, target]

@@ -30,7 +30,7 @@ FORCED_ONLY = -1000  # a reasoner's score for voiding a rich pile: played only w
 BANK = 1000  # a reasoner's score for banking a rich pile
 
 
-@njit
+@inline
 def coin_nb(seat_rng, s, p):
     """True with chance p from seat s's stream (draws nothing when p is 0 or 1)."""
     if p <= 0.0:
@@ -41,7 +41,7 @@ def coin_nb(seat_rng, s, p):
     return (u >> np.uint64(11)) * (1.0 / 9007199254740992.0) < p
 
 
-@njit
+@inline
 def pick_nb(seat_rng, s, n):
     """A uniform integer in [0, n) from seat s's stream."""
     seat_rng[s], u = next_word_nb(seat_rng[s])
@@ -80,7 +80,7 @@ def shed_terms_nb(pile, rich, next_n, hn, pile_aware):
     return two, jack, ace
 
 
-@njit
+@inline
 def card_score_nb(hand_set, c, counts, terms):
     """How much a shedder with the cards `hand_set` (their suits counted in `counts`) wants to play
     card c now (no draw pending); higher is better. `terms`: shed_terms_nb. Written as selects, not
@@ -194,7 +194,7 @@ def play_drawn_nb(policy, hand, hn, slot, counts, pile, rich, next_n):
     return card_score_nb(hand_set, hand[slot], counts, terms) > -30
 
 
-@njit
+@inline
 def jack_suit_nb(policy, hand, hn, jack_suit, seat_rng, s, counts):
     """The suit a jack names: the suit the hand holds most of (ties: the lowest; an empty hand keeps
     the jack's own suit); random: any suit."""
