@@ -218,6 +218,21 @@ def most_uncertain_nb(post, o, players):
 
 
 @njit
+def stated_beliefs_nb(post, o, players, told):
+    """told[o] = seat o's posterior as it states it when it writes its suspect: tempered, each
+    probability to the power STATED_POWER = 3/4 (two square roots, cheaper than pow) and
+    renormalised. The order of the seats is kept, so the written suspect is the posterior's."""
+    total = 0.0
+    for m in range(players):
+        root = np.sqrt(post[o, m])
+        told[o, m] = root * np.sqrt(root)
+        total += told[o, m]
+    inv = 1.0 / total
+    for m in range(players):
+        told[o, m] *= inv
+
+
+@njit
 def brier_nb(post, o, players, mole):
     """Brier score of seat o's posterior over the other seats: sum of (p_m - [m is the mole])^2."""
     b = 0.0
