@@ -53,7 +53,7 @@ def move_arrays_nb():
 
 
 # ---------------------------------------------------------------- building blocks
-@njit
+@inline
 def candidates_nb(item_i, pn, limit, exclude, cand, cval):
     """Loose number cards on the pot with value <= limit, not in the mask exclude, sorted by value
     high to low (item index low to high among equals) into cand (items) and cval (values);
@@ -73,7 +73,7 @@ def candidates_nb(item_i, pn, limit, exclude, cand, cval):
     return m
 
 
-@njit
+@inline
 def sum_reachable_nb(item_i, pn, target):
     """Whether some loose number cards of the pot add up to target (1..10): a bitset of the
     reachable sums."""
@@ -87,7 +87,7 @@ def sum_reachable_nb(item_i, pn, target):
     return False
 
 
-@njit
+@inline
 def groups_nb(cand, cval, m, target, stack, groups, g0):
     """Append to groups[g0:] the item mask of every set of the m candidates whose values add up to
     target (each set once); returns the new count, -1 when groups is full."""
@@ -134,7 +134,7 @@ def groups_nb(cand, cval, m, target, stack, groups, g0):
             i = j + 1
 
 
-@njit
+@inline
 def dedupe_nb(buf, lo, hi):
     """Sort buf[lo:hi] in place (insertion sort: the lists are short) and drop repeats; returns
     the new end."""
@@ -155,7 +155,7 @@ def dedupe_nb(buf, lo, hi):
     return k
 
 
-@njit
+@inline
 def unions_nb(groups, g_lo, g_hi, base, stack, unions, u0):
     """Append to unions[u0:] base | U for every union U of pairwise disjoint groups[g_lo:g_hi]
     disjoint from base, the empty union first; repeats dropped (the empty union stays first).
@@ -218,7 +218,7 @@ def can_capture_nb(item_i, pn, card):
     return sum_reachable_nb(item_i, pn, v)
 
 
-@njit
+@inline
 def groups_of_nb(v, cand, cval, m, stack, groups, gspan):
     """(lo, hi): where groups holds the groups of value v of this turn's pot, whose loose number
     cards are cand[:m] (values cval, high to low); listed on first use (gspan[2v] < 0), then
@@ -274,7 +274,7 @@ def captures_nb(item_i, pn, slot, card, mv_i, mv_m, nm, cand, cval, m, stack, gr
 
 
 # ---------------------------------------------------------------- builds, double builds, raises
-@njit
+@inline
 def held_values_nb(hand, hn, slot):
     """Bit V set for every number value V (1..10) held in hand besides slot (what the player still
     holds after playing slot)."""
@@ -287,7 +287,7 @@ def held_values_nb(hand, hn, slot):
     return held
 
 
-@njit
+@inline
 def mask_sum_nb(item_i, mask, pn):
     s = 0
     for i in range(pn):

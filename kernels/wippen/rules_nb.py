@@ -20,7 +20,7 @@ TOOK_BUILD_OF_OTHER = 1  # a capture took a build another player made or raised 
 POT_FULL = 2  # the pot has no room for another item
 
 
-@njit
+@inline
 def takes_other_build_nb(item_i, pn, mask, seat):
     """Whether the items of mask hold a build whose owner is not seat."""
     for i in range(pn):
