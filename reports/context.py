@@ -19,16 +19,19 @@ class Options:
     """Report options: the study file's optional ``report`` table, overridden by build_report's
     keyword arguments. ``edge``: the smallest edge (a share, 0.01 = 1 point) the user cares about,
     for 'games needed'; ``correction``: 'holm' or 'bh'; ``equivalence_margin``: a share; when given,
-    an edge inside +-margin (two one-sided tests) is reported as 'equivalent to fair'."""
+    an edge inside +-margin (two one-sided tests) is reported as 'equivalent to fair';
+    ``mole_target``: a share, the mole's win share the designer aims at in Wie is de Heer? (unset:
+    the fair share 1/players of each arm)."""
 
     edge: float = 0.01
     correction: str = "holm"
     equivalence_margin: float | None = None
+    mole_target: float | None = None
 
     @classmethod
     def resolve(cls, study: dict | None = None, **overrides) -> "Options":
         table = dict((study or {}).get("report") or {})
-        unknown = set(table) - {"edge", "correction", "equivalence_margin"}
+        unknown = set(table) - {"edge", "correction", "equivalence_margin", "mole_target"}
         if unknown:
             from reports.dataset import ReportError
             raise ReportError(f"study.json report: unknown keys {sorted(unknown)}")
@@ -44,6 +47,10 @@ class Options:
         if m is not None and not (isinstance(m, (int, float)) and 0 < m < 1):
             from reports.dataset import ReportError
             raise ReportError(f"report equivalence_margin must be a share between 0 and 1, not {m!r}")
+        t = opts.mole_target
+        if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < 1):
+            from reports.dataset import ReportError
+            raise ReportError(f"report mole_target must be a share between 0 and 1 (0.3 = 30%), not {t!r}")
         return opts
 
 

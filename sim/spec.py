@@ -273,7 +273,7 @@ class ArmSpec:
 
 # ------------------------------------------------------------------------------------ studies
 
-REPORT_KEYS = {"edge": float, "correction": str, "equivalence_margin": float}
+REPORT_KEYS = {"edge": float, "correction": str, "equivalence_margin": float, "mole_target": float}
 
 
 @dataclass(frozen=True)

@@ -184,3 +184,16 @@ def test_public_chances_are_the_hypergeometric_chances_of_the_fitting_counts():
         for h in (1, 4, 7, 20):
             got = B.public_chances_nb(st, in_disc, suit, rank, h)
             assert got == pytest.approx([B.chance_holds_nb(k, unseen, h) for k in counts], abs=1e-12)
+
+
+def test_a_writer_states_its_posterior_tempered_to_the_power_three_quarters():
+    """The stated beliefs are post ** STATED_POWER renormalised: less sure than the posterior, in the
+    same order (the written suspect is the posterior's most likely seat)."""
+    post = np.zeros((E.MAX_PLAYERS, E.MAX_PLAYERS))
+    post[1, :5] = [0.55, 0.0, 0.25, 0.15, 0.05]
+    told = np.zeros_like(post)
+    B.stated_beliefs_nb(post, 1, 5, told)
+    expect = post[1, :5] ** E.STATED_POWER
+    assert told[1, :5] == pytest.approx(expect / expect.sum(), abs=1e-12)
+    assert told[1, 0] < post[1, 0] and told[1, 4] > post[1, 4] and told[1, 1] == 0.0
+    assert np.argmax(told[1, :5]) == np.argmax(post[1, :5])

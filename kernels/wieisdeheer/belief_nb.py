@@ -6,10 +6,12 @@ A posterior is a row of `post` (float64[MAX_PLAYERS, MAX_PLAYERS]): post[o, m] i
 probability that seat m is the mole. A seat knows its own mole card, so post[o, o] = 0 (the mole's
 own row is its decoy: what a loyal player in its seat would believe).
 """
-from kernels.jit import njit
+import numpy as np
+
+from kernels.jit import inline, njit
 from kernels.wieisdeheer.enums import (
-    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, JACK, JOKER, LOOKS_FORCED, MIN_LIKELIHOOD, N_RANKS, N_SUITS,
-    NO_SUIT, P_REASONER, STYLE_NAIVE,
+    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, JACK, JOKER, LOOKS_FORCED, MIN_LIKELIHOOD, N_CARDS, N_RANKS,
+    N_SUITS, NO_SUIT, P_REASONER, STYLE_NAIVE,
 )
 from kernels.wieisdeheer.table_nb import (
     KIND_ACE, KIND_JACK, KIND_OTHER, RANK_OF, ST_CARDS, ST_DISC_N, ST_UNSEEN, ST_UNSEEN_RANK,
@@ -43,24 +45,21 @@ def chance_holds_nb(k, unseen, h):
     return 1.0 - miss
 
 
-@njit
+@inline
 def fitting_unseen_nb(st, in_disc, suit, rank):
     """(aces, jacks, other cards) not on the discard pile that fit on a top of (suit, rank), from
-    the table's running counts: what the public knows is still in hands or the draw pile."""
+    the table's running counts: what the public knows is still in hands or the draw pile. Sums of
+    selects, not branches (the top changes every card)."""
     aces = 0
     jacks = 0
     others = st[ST_UNSEEN + 3 * NO_SUIT + KIND_OTHER]  # jokers fit anywhere
+    any_suit = rank == JOKER
     for s in range(N_SUITS):
         base = ST_UNSEEN + 3 * s
-        if rank == JOKER or s == suit:
-            aces += st[base + KIND_ACE]
-            jacks += st[base + KIND_JACK]
-            others += st[base + KIND_OTHER]
-        else:
-            if rank == ACE:
-                aces += st[base + KIND_ACE]
-            elif rank == JACK:
-                jacks += st[base + KIND_JACK]
+        whole = any_suit | (s == suit)  # the whole suit fits
+        aces += st[base + KIND_ACE] if whole | (rank == ACE) else 0
+        jacks += st[base + KIND_JACK] if whole | (rank == JACK) else 0
+        others += st[base + KIND_OTHER] if whole else 0
     if rank != JOKER and rank != ACE and rank != JACK:
         # the number cards of the top's rank in the other suits
         same = st[ST_UNSEEN_RANK + rank]
@@ -70,27 +69,36 @@ def fitting_unseen_nb(st, in_disc, suit, rank):
     return aces, jacks, others
 
 
-@njit
+def _falling_products(top):
+    """FALLING[x, h] = x (x-1) ... (x-h+1), each factor at least 0, multiplied in that order from 1.0
+    in float64: bit for bit the products public_chances_nb used to form in a loop."""
+    table = np.zeros((top + 1, top + 1))
+    for x in range(top + 1):
+        p = 1.0
+        for h in range(top + 1):
+            table[x, h] = p
+            p *= max(x - h, 0)
+    return table
+
+
+FALLING = _falling_products(N_CARDS)
+
+
+@inline
 def public_chances_nb(st, in_disc, suit, rank, h):
     """The public's chances that a player with h cards holds a fitting ace, a fitting jack, and
     another fitting card, counting every card not on the discard pile as unseen (the public view:
-    no seat's own hand enters, so every observer shares the likelihoods). Returns (a, j, o)."""
+    no seat's own hand enters, so every observer shares the likelihoods). Returns (a, j, o):
+    chance_holds_nb three times over, as 1 - (unseen-k)_h / (unseen)_h with the falling products
+    read from a table and one shared division."""
     k_a, k_j, k_o = fitting_unseen_nb(st, in_disc, suit, rank)
     unseen = st[ST_CARDS] - st[ST_DISC_N]
-    # chance_holds_nb three times over, with one shared denominator and one division each
-    ways = 1.0
-    miss_a = 1.0
-    miss_j = 1.0
-    miss_o = 1.0
-    for i in range(h):
-        ways *= unseen - i
-        miss_a *= max(unseen - k_a - i, 0)
-        miss_j *= max(unseen - k_j - i, 0)
-        miss_o *= max(unseen - k_o - i, 0)
+    ways = FALLING[unseen, h]
     if h <= 0 or ways <= 0.0:
         return 0.0, 0.0, 0.0
     inv = 1.0 / ways
-    return 1.0 - miss_a * inv, 1.0 - miss_j * inv, 1.0 - miss_o * inv
+    return (1.0 - FALLING[unseen - k_a, h] * inv, 1.0 - FALLING[unseen - k_j, h] * inv,
+            1.0 - FALLING[unseen - k_o, h] * inv)
 
 
 @njit
@@ -103,7 +111,7 @@ def void_rate_nb(style, sabotage, o):
     return 0.0
 
 
-@njit
+@inline
 def act_likelihoods_nb(act, a, j, o, sabotage, style):
     """(P(act | the actor is loyal), P(act | the actor is the mole)) for an act on a rich pile by a
     reasoner, with a, j, o the public chances of a fitting ace, jack, other card. The loyal player
@@ -127,7 +135,7 @@ def act_likelihoods_nb(act, a, j, o, sabotage, style):
     return max(loyal, MIN_LIKELIHOOD), max(mole, MIN_LIKELIHOOD)
 
 
-@njit
+@inline
 def is_evidence_nb(policy, pile, rich, sabotage):
     """Only a reasoner's acts on a pile of at least its `rich` points are evidence: a random
     player and a racer act alike whether loyal or not, and on poorer piles a reasoner plays for
@@ -136,7 +144,7 @@ def is_evidence_nb(policy, pile, rich, sabotage):
     return policy == P_REASONER and pile >= rich and pile > 0 and sabotage > 0.0
 
 
-@njit
+@inline
 def bayes_update_nb(post, players, actor, loyal, mole):
     """Every seat's posterior after an act of `actor` with likelihoods (loyal, mole): hypothesis
     "m is the mole" gives the act likelihood `mole` if m == actor, else `loyal`."""
@@ -154,7 +162,7 @@ def bayes_update_nb(post, players, actor, loyal, mole):
             post[o, m] *= inv
 
 
-@njit
+@inline
 def answer_likelihoods_nb(mole_like, accuracy, bluff):
     """(P(answer | the target is loyal), P(answer | the target is the mole)) for one answer that
     reads mole-like (True) or loyal (False): a loyal target's answer reads loyal with `accuracy`;
@@ -167,7 +175,7 @@ def answer_likelihoods_nb(mole_like, accuracy, bluff):
     return max(1.0 - p_loyal, MIN_LIKELIHOOD), max(1.0 - p_mole, MIN_LIKELIHOOD)
 
 
-@njit
+@inline
 def update_one_nb(post, o, players, target, loyal, mole):
     """Seat o's posterior alone after evidence about `target` (an answer it read)."""
     x = post[o, target]
@@ -207,6 +215,21 @@ def most_uncertain_nb(post, o, players):
             best_u = u
             best = m
     return best
+
+
+@njit
+def stated_beliefs_nb(post, o, players, told):
+    """told[o] = seat o's posterior as it states it when it writes its suspect: tempered, each
+    probability to the power STATED_POWER = 3/4 (two square roots, cheaper than pow) and
+    renormalised. The order of the seats is kept, so the written suspect is the posterior's."""
+    total = 0.0
+    for m in range(players):
+        root = np.sqrt(post[o, m])
+        told[o, m] = root * np.sqrt(root)
+        total += told[o, m]
+    inv = 1.0 / total
+    for m in range(players):
+        told[o, m] *= inv
 
 
 @njit

@@ -61,6 +61,10 @@ ACT_DRAW = 3  # no card played: the player drew
 N_ACTS = 4
 LOOKS_FORCED = 0.5  # a smart mole voids only when the public chance of another fitting card is below
 MIN_LIKELIHOOD = 1e-9  # likelihoods are clamped here: no act proves anything outright
+# A writer states its beliefs tempered: each probability to the power 3/4, renormalised (the
+# likelihood model treats the acts as independent and is overconfident; docs/models/mole.md).
+# belief_nb.stated_beliefs_nb computes the power as sqrt(p) * sqrt(sqrt(p)).
+STATED_POWER = 0.75
 
 # A stuck game: pesten can go on for ever. When nearly every card is in a hand, the few others can
 # go round between hands and one-card reshuffles: a reshuffle that brings back fewer cards than

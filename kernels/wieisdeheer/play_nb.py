@@ -16,7 +16,8 @@ from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wieisdeheer.belief_nb import (
     act_likelihoods_nb, answer_likelihoods_nb, bayes_update_nb, brier_nb, init_beliefs_nb,
-    is_evidence_nb, most_likely_nb, most_uncertain_nb, public_chances_nb, update_one_nb,
+    is_evidence_nb, most_likely_nb, most_uncertain_nb, public_chances_nb, stated_beliefs_nb,
+    update_one_nb,
 )
 from kernels.wieisdeheer.enums import (
     ACE, ACT_BANK, ACT_OTHER, ACT_VOID, DRAW_NO_FIT, DRAW_PENALTY, EV_ASK,
@@ -148,6 +149,7 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
     seen = np.zeros(N_CARDS, np.int64)
     counts = np.zeros(N_SUITS + 1, np.int64)
     post = np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64)
+    told = np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64)  # the beliefs writers state
     seat_rng = np.zeros(MAX_PLAYERS, np.uint64)
     out_of = np.zeros(MAX_PLAYERS, np.int64)  # 1 once the seat's order place is fixed
     order = np.zeros(MAX_PLAYERS, np.int64)
@@ -350,7 +352,8 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
                 out_of[s] = 1
                 gone = True
                 joker_finish[s] = 1 if on_joker else 0
-                write_suspect_nb(pol, post, s, n, mole, seat_rng, suspect, p_suspect, p_mole, brier)
+                write_suspect_nb(pol, post, told, s, n, mole, seat_rng, suspect, p_suspect, p_mole,
+                                 brier)
                 if tr:
                     tp = ev_nb(trace, tp, EV_OUT, s, n_out - 1, suspect[s], p_suspect[s],
                                joker_finish[s], 0, 0)
@@ -382,7 +385,7 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
             n_out += 1
             out_of[best] = 1
             if last_names:
-                write_suspect_nb(policies[best], post, best, n, mole, seat_rng, suspect,
+                write_suspect_nb(policies[best], post, told, best, n, mole, seat_rng, suspect,
                                  p_suspect, p_mole, brier)
             if tr:
                 tp = ev_nb(trace, tp, EV_OUT, best, n_out - 1, suspect[best], p_suspect[best], 0,
@@ -449,16 +452,18 @@ def dry_count_nb(dry, card, moved, active):
 
 
 @njit
-def write_suspect_nb(policy, post, s, players, mole, seat_rng, suspect, p_suspect, p_mole, brier):
+def write_suspect_nb(policy, post, told, s, players, mole, seat_rng, suspect, p_suspect, p_mole,
+                     brier):
     """Seat s writes its suspect: the most likely mole in its posterior (random: any other seat);
-    the stated probability, the probability on the true mole and the Brier score are kept (per
-    mille, per mille, millionths)."""
+    of the beliefs it states (stated_beliefs_nb: tempered), the probability on its suspect, the
+    probability on the true mole and the Brier score are kept (per mille, per mille, millionths)."""
     if policy == P_RANDOM:
         w = (s + 1 + pick_nb(seat_rng, s, players - 1)) % players
     else:
         w = most_likely_nb(post, s, players)
+    stated_beliefs_nb(post, s, players, told)
     suspect[s] = w
-    p_suspect[s] = permille_nb(post[s, w])
-    p_mole[s] = permille_nb(post[s, mole]) if s != mole else -1
-    brier[s] = np.int64(brier_nb(post, s, players, mole) * SCALE + 0.5)
+    p_suspect[s] = permille_nb(told[s, w])
+    p_mole[s] = permille_nb(told[s, mole]) if s != mole else -1
+    brier[s] = np.int64(brier_nb(told, s, players, mole) * SCALE + 0.5)
 

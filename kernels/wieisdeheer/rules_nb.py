@@ -3,7 +3,7 @@ number card adds its face value, a jack banks the pile into the pot, an ace void
 effects (2 and joker add to the pending draw, 8 skips, ace reverses), the turn order over the seats
 still playing, the finishing order with the joker rule, and who wins.
 """
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.wieisdeheer.enums import ACE, DRAW_JOKER, DRAW_TWO, EIGHT, JACK, JOKER, TWO
 from kernels.wieisdeheer.table_nb import (
     POINTS_OF, RANK_OF, ST_DIR, ST_PENDING, ST_PILE, ST_POT, ST_VOIDED,
@@ -13,7 +13,7 @@ from kernels.wieisdeheer.table_nb import (
 PILE_ADDED, PILE_BANKED, PILE_VOIDED = 0, 1, 2
 
 
-@njit
+@inline
 def pile_effect_nb(st, card):
     """The points of `card` landing on the discard pile: 2-10 add their face value to the pile; a
     jack moves the pile's points into the pot; an ace voids them. Returns (points moved or added,
@@ -33,7 +33,7 @@ def pile_effect_nb(st, card):
     return POINTS_OF[card], PILE_ADDED
 
 
-@njit
+@inline
 def turn_effect_nb(st, card):
     """The pesten effect of `card`: a 2 or joker adds 2 or 5 to the pending draw, an ace reverses
     the direction. Returns True when the next player is skipped (an 8)."""
@@ -47,7 +47,7 @@ def turn_effect_nb(st, card):
     return r == EIGHT
 
 
-@njit
+@inline
 def next_seat_nb(s, direction, players, out):
     """The next seat in `direction` that is still playing (the caller knows one is)."""
     t = s

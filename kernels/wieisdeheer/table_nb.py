@@ -8,7 +8,7 @@ of its arguments (arrays changed in place where it says so), so tests call them 
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.rng_nb import deal_stream_nb, next_word_nb, uniform_nb
 from kernels.wieisdeheer.enums import (
     ACE, JACK, JOKER, MAX_PLAYERS, N_CARDS, N_RANKS, NO_SUIT, SUITED, TWO,
@@ -114,31 +114,80 @@ def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
     return mole
 
 
-@njit
-def fits_nb(card, suit, rank, pending):
-    """May `card` go on a top of (suit, rank) with `pending` cards to draw? Match suit or rank;
-    a joker goes on anything and anything on a joker; a jack only on its own suit or on a jack;
-    with a draw pending only a 2 or a joker (they stack)."""
-    r = RANK_OF[card]
-    if pending > 0:
-        return r == TWO or r == JOKER
+def fits_rule(card, suit, rank):
+    """May `card` go on a top of (suit, rank) with no draw pending? Match suit or rank; a joker goes
+    on anything and anything on a joker; a jack only on its own suit or on a jack. Plain Python:
+    FIT_MASK tabulates it for the kernels."""
+    r = int(RANK_OF[card])
     if r == JOKER or rank == JOKER:
         return True
     if r == JACK:
-        return SUIT_OF[card] == suit or rank == JACK
-    return SUIT_OF[card] == suit or r == rank
+        return int(SUIT_OF[card]) == suit or rank == JACK
+    return int(SUIT_OF[card]) == suit or r == rank
+
+
+TOPS = N_RANKS + 1  # ranks a top card can have: A, 2..10, J and the joker
+# Card sets are uint64 bitmasks (bit c = card c). FIT_MASK[suit * TOPS + rank]: the cards that fit
+# on a top of (suit, rank), suit NO_SUIT included: one table lookup instead of the rule's branches,
+# which mispredict on nearly every card
+FIT_MASK = np.array([sum(1 << c for c in range(N_CARDS) if fits_rule(c, suit, rank))
+                     for suit in range(NO_SUIT + 1) for rank in range(TOPS)], np.uint64)
+# with a draw pending only a 2 or a joker fits (they stack)
+STACK_MASK = np.uint64(sum(1 << c for c in range(N_CARDS) if RANK_OF[c] in (TWO, JOKER)))
+SUIT_MASK = np.array([sum(1 << c for c in range(N_CARDS) if SUIT_OF[c] == k)
+                      for k in range(NO_SUIT + 1)], np.uint64)  # SUIT_MASK[NO_SUIT]: the jokers
+ACE_MASK = np.uint64(sum(1 << c for c in range(N_CARDS) if RANK_OF[c] == ACE))
+JACK_MASK = np.uint64(sum(1 << c for c in range(N_CARDS) if RANK_OF[c] == JACK))
+ONE = np.uint64(1)
 
 
 @njit
-def count_fitting_nb(hand, hn, suit, rank, pending):
-    c = 0
+def fit_mask_nb(suit, rank, pending):
+    """The cards that may go on a top of (suit, rank) with `pending` cards to draw (fits_rule)."""
+    if pending > 0:
+        return STACK_MASK
+    return FIT_MASK[suit * TOPS + rank]
+
+
+@njit
+def fits_nb(card, suit, rank, pending):
+    """May `card` go on a top of (suit, rank) with `pending` cards to draw? (fits_rule; with a draw
+    pending only a 2 or a joker.)"""
+    return (fit_mask_nb(suit, rank, pending) >> np.uint64(card)) & ONE != 0
+
+
+@njit
+def bit_nb(card):
+    """The one-card set {card}."""
+    return ONE << np.uint64(card)
+
+
+@njit
+def has_nb(cards, card):
+    """Is `card` in the set `cards`?"""
+    return (cards >> np.uint64(card)) & ONE != 0
+
+
+@njit
+def hand_mask_nb(hand, hn):
+    """The set of the hand's cards."""
+    m = np.uint64(0)
     for i in range(hn):
-        if fits_nb(hand[i], suit, rank, pending):
-            c += 1
+        m |= ONE << np.uint64(hand[i])
+    return m
+
+
+@njit
+def popcount_nb(x):
+    """Cards in the set x (LLVM turns this loop into one popcnt)."""
+    c = 0
+    while x:
+        x &= x - ONE
+        c += 1
     return c
 
 
-@njit
+@inline
 def remove_at_nb(hands, hand_n, s, i):
     """Take card i from seat s's hand (the last card fills its place); returns it."""
     card = hands[s, i]
@@ -147,7 +196,7 @@ def remove_at_nb(hands, hand_n, s, i):
     return card
 
 
-@njit
+@inline
 def discard_nb(st, disc, in_disc, card):
     """Lay card on the discard pile (the caller sets the suit to follow after a jack)."""
     disc[st[ST_DISC_N]] = card
@@ -178,7 +227,7 @@ def reshuffle_nb(seed, g, st, draw, disc, in_disc):
     return k
 
 
-@njit
+@inline
 def draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s):
     """Seat s takes the top of the draw pile, reshuffling first when it is empty. Returns
     (card or -1 when no card is left anywhere, cards reshuffled or 0)."""
@@ -223,7 +272,3 @@ def cards_conserved_nb(st, hands, hand_n, players, draw, disc, in_disc, seen):
         unseen += st[k]
     return total == st[ST_DISC_N] and unseen == n_cards - total
 
-
-@njit
-def is_ace_nb(card):
-    return RANK_OF[card] == ACE

@@ -23,7 +23,7 @@ buffer would overflow (the driver then stops the game with INVARIANT: it never t
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.wippen.enums import (
     IT_KIND, IT_VALUE, ITEM_BUILD, ITEM_DOUBLE, ITEM_LOOSE, MAX_GROUPS, MAX_ITEMS, MAX_MOVES,
     MAX_NUMBER, MV_BUILD, MV_CAPTURE, MV_DOUBLE, MV_RAISE, MV_TRAIL,
@@ -53,7 +53,7 @@ def move_arrays_nb():
 
 
 # ---------------------------------------------------------------- building blocks
-@njit
+@inline
 def candidates_nb(item_i, pn, limit, exclude, cand, cval):
     """Loose number cards on the pot with value <= limit, not in the mask exclude, sorted by value
     high to low (item index low to high among equals) into cand (items) and cval (values);
@@ -73,7 +73,7 @@ def candidates_nb(item_i, pn, limit, exclude, cand, cval):
     return m
 
 
-@njit
+@inline
 def sum_reachable_nb(item_i, pn, target):
     """Whether some loose number cards of the pot add up to target (1..10): a bitset of the
     reachable sums."""
@@ -87,7 +87,7 @@ def sum_reachable_nb(item_i, pn, target):
     return False
 
 
-@njit
+@inline
 def groups_nb(cand, cval, m, target, stack, groups, g0):
     """Append to groups[g0:] the item mask of every set of the m candidates whose values add up to
     target (each set once); returns the new count, -1 when groups is full."""
@@ -134,7 +134,7 @@ def groups_nb(cand, cval, m, target, stack, groups, g0):
             i = j + 1
 
 
-@njit
+@inline
 def dedupe_nb(buf, lo, hi):
     """Sort buf[lo:hi] in place (insertion sort: the lists are short) and drop repeats; returns
     the new end."""
@@ -155,7 +155,7 @@ def dedupe_nb(buf, lo, hi):
     return k
 
 
-@njit
+@inline
 def unions_nb(groups, g_lo, g_hi, base, stack, unions, u0):
     """Append to unions[u0:] base | U for every union U of pairwise disjoint groups[g_lo:g_hi]
     disjoint from base, the empty union first; repeats dropped (the empty union stays first).
@@ -189,7 +189,7 @@ def unions_nb(groups, g_lo, g_hi, base, stack, unions, u0):
     return dedupe_nb(unions, u0 + 1, nu)
 
 
-@njit
+@inline
 def push_nb(mv_i, mv_m, nm, slot, kind, value, mask):
     """Append a move; -1 when the list is full (nm < 0 stays -1)."""
     if nm < 0 or nm >= mv_m.shape[0]:
@@ -202,7 +202,7 @@ def push_nb(mv_i, mv_m, nm, slot, kind, value, mask):
 
 
 # ---------------------------------------------------------------- captures
-@njit
+@inline
 def can_capture_nb(item_i, pn, card):
     """Whether card takes anything: a face card a loose card of its rank; a number card a build of
     its value or loose number cards adding up to it."""
@@ -218,7 +218,7 @@ def can_capture_nb(item_i, pn, card):
     return sum_reachable_nb(item_i, pn, v)
 
 
-@njit
+@inline
 def groups_of_nb(v, cand, cval, m, stack, groups, gspan):
     """(lo, hi): where groups holds the groups of value v of this turn's pot, whose loose number
     cards are cand[:m] (values cval, high to low); listed on first use (gspan[2v] < 0), then
@@ -238,7 +238,7 @@ def groups_of_nb(v, cand, cval, m, stack, groups, gspan):
     return top, hi
 
 
-@njit
+@inline
 def captures_nb(item_i, pn, slot, card, mv_i, mv_m, nm, cand, cval, m, stack, groups, gspan,
                 unions):
     """Append every capture of the card in hand slot `slot`; returns the new count (-1: full).
@@ -274,7 +274,7 @@ def captures_nb(item_i, pn, slot, card, mv_i, mv_m, nm, cand, cval, m, stack, gr
 
 
 # ---------------------------------------------------------------- builds, double builds, raises
-@njit
+@inline
 def held_values_nb(hand, hn, slot):
     """Bit V set for every number value V (1..10) held in hand besides slot (what the player still
     holds after playing slot)."""
@@ -287,7 +287,7 @@ def held_values_nb(hand, hn, slot):
     return held
 
 
-@njit
+@inline
 def mask_sum_nb(item_i, mask, pn):
     s = 0
     for i in range(pn):
@@ -296,7 +296,7 @@ def mask_sum_nb(item_i, mask, pn):
     return s
 
 
-@njit
+@inline
 def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, m, stack, groups, gspan,
               joint, unions):
     """Append every build and double build the card in `slot` can make for a value held after the
@@ -349,7 +349,7 @@ def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, m, stack
     return nm
 
 
-@njit
+@inline
 def raises_nb(item_i, pn, slot, card, held, raise_double, mv_i, mv_m, nm):
     """Append every raise: the card in `slot` added to one build (a double build only when
     raise_double) for a higher value held after the play; returns the new count (-1: full)."""
@@ -366,7 +366,7 @@ def raises_nb(item_i, pn, slot, card, held, raise_double, mv_i, mv_m, nm):
 
 
 # ---------------------------------------------------------------- the turn
-@njit
+@inline
 def any_capture_nb(item_i, pn, hand, hn):
     for j in range(hn):
         if can_capture_nb(item_i, pn, hand[j]):
@@ -374,7 +374,7 @@ def any_capture_nb(item_i, pn, hand, hn):
     return False
 
 
-@njit
+@inline
 def legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, with_builds, mv_i, mv_m,
                    scratch):
     """Every legal move of a player holding hand[:hn] before the pot, by slot, captures first.

@@ -15,7 +15,7 @@ many cards each player holds and how many are left in the stock.
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.rng_nb import uniform_nb
 from kernels.wippen.enums import (
     IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, MAX_NUMBER, MV_CAPTURE, MV_TRAIL, N_CARDS,
@@ -67,7 +67,7 @@ def set_worth_nb(lo, hi, worth):
     return total
 
 
-@njit
+@inline
 def item_worths_nb(item_m, pn, worth, item_w):
     """item_w[i]: the worth of pot item i's cards."""
     for i in range(pn):
@@ -80,7 +80,7 @@ def all_items_nb(pn):
     return ~ZERO if pn >= 64 else (ONE << np.uint64(pn)) - ONE
 
 
-@njit
+@inline
 def mask_worth_nb(mask, item_w, pn):
     total = 0.0
     for i in range(pn):
@@ -89,7 +89,7 @@ def mask_worth_nb(mask, item_w, pn):
     return total
 
 
-@njit
+@inline
 def move_gain_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left):
     """Greedy worth of a move: a capture's cards (the card played too) and its wip; a trail loses
     the card's worth to the pot; builds and raises score nothing now."""
@@ -108,7 +108,7 @@ def random_move_nb(u, nm):
     return uniform_nb(u, nm)
 
 
-@njit
+@inline
 def greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth, wip_points, stock_left):
     """The capture worth most, else the trail worth least (the first of equals)."""
     best = -1

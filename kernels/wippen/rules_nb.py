@@ -3,7 +3,7 @@ count check. Pure functions of their arguments (arrays changed in place where sa
 them one by one."""
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.wippen.enums import (
     IT_CARD, IT_KIND, IT_OWNER, IT_VALUE, ITEM_BUILD, ITEM_DOUBLE, ITEM_LOOSE, MAX_ITEMS, MV_BUILD,
     MV_CAPTURE, MV_RAISE, MV_TRAIL, N_CARDS, R_PTS_ACE, R_PTS_CARDS, R_PTS_DIAMOND_TEN,
@@ -20,7 +20,7 @@ TOOK_BUILD_OF_OTHER = 1  # a capture took a build another player made or raised 
 POT_FULL = 2  # the pot has no room for another item
 
 
-@njit
+@inline
 def takes_other_build_nb(item_i, pn, mask, seat):
     """Whether the items of mask hold a build whose owner is not seat."""
     for i in range(pn):
@@ -30,7 +30,7 @@ def takes_other_build_nb(item_i, pn, mask, seat):
     return False
 
 
-@njit
+@inline
 def remove_slot_nb(hand, hn, slot):
     """Take hand[slot] out, keeping the order of the others; returns the card."""
     card = hand[slot]
@@ -39,7 +39,7 @@ def remove_slot_nb(hand, hn, slot):
     return card
 
 
-@njit
+@inline
 def play_move_nb(item_i, item_m, pn, card, kind, value, mask, seat, pile, tmp):
     """Play card (already out of the hand) as the move (kind, value, mask) of seat onto the pot;
     a capture puts the taken cards and the card into pile (uint64[2]); tmp is a uint64[2] scratch.

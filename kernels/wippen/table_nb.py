@@ -6,7 +6,7 @@ docstring says so), so tests call them one by one.
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import inline, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wippen.enums import (
     ACE, DECK_CARDS, DIAMONDS, HAND, IT_CARD, IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, JACK, KING,
@@ -43,7 +43,7 @@ REMOVAL_ORDER = np.array([copy * DECK_CARDS + suit * N_RANKS + rank
 
 
 # ---------------------------------------------------------------- card sets (two words)
-@njit
+@inline
 def popcount_nb(x):
     """Number of set bits of a uint64 (LLVM makes this one popcnt)."""
     c = 0
@@ -140,7 +140,7 @@ def deal_hands_nb(stock, top, hands, hand_n, players, dealer):
 
 
 # ---------------------------------------------------------------- the pot
-@njit
+@inline
 def pot_add_loose_nb(item_i, item_m, pn, card):
     """Lay card open on the pot as its last item; returns the new item count (MAX_ITEMS + 1 when
     the pot is full: the caller stops the game)."""
@@ -156,7 +156,7 @@ def pot_add_loose_nb(item_i, item_m, pn, card):
     return pn + 1
 
 
-@njit
+@inline
 def pot_take_nb(item_i, item_m, pn, mask, into):
     """Remove the items of mask from the pot, keeping the others in order, and add their cards to
     the set into (uint64[2]); returns the new item count."""

@@ -3,7 +3,8 @@ player count and mole policy), the sabotage sweep and the mole's best rate, how 
 calibrated the accusations are (Brier score, reliability), how finishing place and questions drive
 correct accusations, the first player's edge in going out, the pot under each mole policy and
 whether the points decide anything, and the rule changes that move the mole's win share towards a
-target (the fair share 1/players: the mole should win as often as any one player).
+target: the designer's `mole_target` in the study file's [report] table, else the fair share
+1/players (the mole wins as often as any one player).
 
 Columns (docs/schema.md): mole, mole_won, pot, points_voided, points_left, questions, plays,
 reshuffles, sabotages, stalled; per seat finish, suspect, correct, p_suspect, p_mole (per mille),
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import polars as pl
 
 from reports import plots, text
@@ -32,8 +34,9 @@ BINS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)  # stated probability bi
 QUESTION_BINS = ((0, 0, "none"), (1, 3, "1-3"), (4, 6, "4-6"), (7, 10**6, "7 or more"))
 NOTES = [
     "The winner is the first player in the final order who wrote the mole, else the mole. The mole's win "
-    "share is a yes/no share over games with a Wilson interval. The fair share is 1/players "
-    "(the mole wins as often as any one player); the report takes it as the designer's target.",
+    "share is a yes/no share over games with a Wilson interval. The target is the share the designer names in "
+    "the study file (report.mole_target); unset, it is the fair share 1/players (the mole wins as often as "
+    "any one player).",
     "Accusations are those of the seats that reason about the mole (reasoner and racer, not random, "
     "not the mole itself). Shares over those seats use the per-game share with a Wilson interval at "
     "the effective number of games; Brier scores are per writer, with a t-interval over games.",
@@ -42,6 +45,77 @@ NOTES = [
 
 def base_policy(label: str) -> str:
     return label.split("(")[0]
+
+
+def target_of(ctx: Context, arm) -> float:
+    """The mole's target win share: the study's report.mole_target, else the arm's fair share."""
+    return ctx.options.mole_target if ctx.options.mole_target is not None else arm.fair
+
+
+def target_words(ctx: Context, arm) -> str:
+    named = ctx.options.mole_target is not None
+    return f"{'the target' if named else 'the fair'} {text.pct(target_of(ctx, arm))}"
+
+
+def target_column(ctx: Context) -> str:
+    return "target" if ctx.options.mole_target is not None else "fair share"
+
+
+def target_data(ctx: Context) -> dict:
+    named = ctx.options.mole_target
+    return {"mole_target": named, "source": "report.mole_target" if named is not None else "fair share 1/players"}
+
+
+GRID = 1001  # rates between the first and last swept rate at which the interpolated band is read
+
+
+def reaching_rate(rates: list[float], shares: list, target: float) -> dict | None:
+    """Where a sweep's mole win share reaches `target`, reading the share and its 95% interval as
+    straight lines between the swept rates: `rate`, the first rate at which the interpolated share
+    equals the target (None when no segment crosses it), `crossings`, how many segments cross it,
+    and `lo`-`hi`, the rates around it (or, with no crossing, every rate) whose interpolated
+    interval contains the target, with `open_lo`/`open_hi` when that run reaches an end of the
+    sweep. None when the share never crosses the target and every interval lies apart from it."""
+    values = [e.value for e in shares]
+    rate, crossings = None, 0
+    for k in range(len(rates) - 1):
+        a, b = values[k] - target, values[k + 1] - target
+        if a == 0 or a * b < 0 or (b == 0 and k == len(rates) - 2):
+            crossings += 1
+            if rate is None:
+                rate = rates[k] if a == 0 else (rates[k + 1] if b == 0 else
+                                                rates[k] + (rates[k + 1] - rates[k]) * a / (a - b))
+    grid = np.linspace(rates[0], rates[-1], GRID)
+    inside = ((np.interp(grid, rates, [e.lo for e in shares]) <= target)
+              & (target <= np.interp(grid, rates, [e.hi for e in shares])))
+    if not inside.any():
+        return None if rate is None else {"rate": rate, "crossings": crossings, "lo": rate, "hi": rate,
+                                          "open_lo": False, "open_hi": False}
+    if rate is None:
+        where = np.flatnonzero(inside)
+        first, last = int(where[0]), int(where[-1])
+    else:
+        first = last = int(np.argmin(np.abs(grid - rate)))
+        while first > 0 and inside[first - 1]:
+            first -= 1
+        while last < GRID - 1 and inside[last + 1]:
+            last += 1
+    return {"rate": rate, "crossings": crossings, "lo": float(grid[first]), "hi": float(grid[last]),
+            "open_lo": first == 0, "open_hi": last == GRID - 1}
+
+
+def reaching_words(reach: dict | None, target: str, values: list[float]) -> str:
+    """The verdict's clause on the sabotage rate that reaches the target."""
+    if reach is None:
+        return (f"no swept rate reaches {target} (the mole's share runs from {text.pct(min(values))} to "
+                f"{text.pct(max(values))}, every interval apart from it)")
+    band = f"{reach['lo']:.2f}-{reach['hi']:.2f}" + (
+        " (to an end of the sweep, so perhaps beyond it)" if reach["open_lo"] or reach["open_hi"] else "")
+    if reach["rate"] is None:
+        return f"no swept rate's share crosses {target}, but rates {band} are not told apart from it"
+    more = f" (the first of {reach['crossings']} crossings)" if reach["crossings"] > 1 else ""
+    return (f"the mole's share reaches {target} at sabotage {reach['rate']:.2f}{more}; rates {band} are not told "
+            f"apart from it (95% intervals, interpolated between the swept rates)")
 
 
 OUTCOMES = (
@@ -124,28 +198,30 @@ def _mole_section(ctx: Context, games: pl.DataFrame) -> Section:
         if part.is_empty():
             continue
         est, var = binary_share(part["mole_won"])
+        target = target_of(ctx, arm)
         claim = ctx.claim(f"mole_share:{arm.name}", "wieisdeheer.mole",
-                          f"{arm.name}: mole win share differs from 1/{arm.players}", share_test(est, var, arm.fair))
-        side = "more" if est.value > arm.fair else "less"
-        found = (f"{side} than the fair {text.pct(arm.fair)}, detectable after correction ({adjusted(claim)})"
-                 if claim.detected else f"not detectably different from the fair {text.pct(arm.fair)}")
+                          f"{arm.name}: mole win share differs from {target_words(ctx, arm)}",
+                          share_test(est, var, target))
+        side = "more" if est.value > target else "less"
+        found = (f"{side} than {target_words(ctx, arm)}, detectable after correction ({adjusted(claim)})"
+                 if claim.detected else f"not detectably different from {target_words(ctx, arm)}")
         sec.verdicts.append(f"{arm.name} ({arm.players} players): the mole wins {text.share_ci(est)}, {found}.")
-        rows.append([arm.name, str(arm.players), "all", text.count(len(part)), text.share_ci(est), text.pct(arm.fair)])
-        frame.append({"arm": arm.name, "share": est.value, "lo": est.lo, "hi": est.hi, "fair": arm.fair})
+        rows.append([arm.name, str(arm.players), "all", text.count(len(part)), text.share_ci(est), text.pct(target)])
+        frame.append({"arm": arm.name, "share": est.value, "lo": est.lo, "hi": est.hi, "target": target})
         data[arm.name] = {"all": est.to_dict()}
         if len(set(arm.policies)) > 1:
             for policy, sub in part.group_by("mole_policy", maintain_order=True):
                 e, _ = binary_share(sub["mole_won"])
                 rows.append([arm.name, str(arm.players), f"mole is {policy[0]}", text.count(len(sub)),
-                             text.share_ci(e), text.pct(arm.fair)])
+                             text.share_ci(e), text.pct(target)])
                 data[arm.name][policy[0]] = e.to_dict()
     sec.tables.append(Table("The mole's win share by arm and the mole's policy",
-                            ["arm", "players", "which games", "games", "mole wins", "fair share"], rows))
+                            ["arm", "players", "which games", "games", "mole wins", target_column(ctx)], rows))
     if frame:
-        sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "arm", "share", "lo", "hi", ref="fair",
-                                               xlabel="arm", ylabel="mole win share",
-                                               title="The mole's win share"))
-    sec.data = {"arms": data}
+        sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "arm", "share", "lo", "hi", ref="target",
+                                               ref_label=target_column(ctx), xlabel="arm",
+                                               ylabel="mole win share", title="The mole's win share"))
+    sec.data = {"arms": data, "target": target_data(ctx)}
     return sec
 
 
@@ -171,8 +247,12 @@ def _sabotage_section(ctx: Context, games: pl.DataFrame) -> Section | None:
     sec = Section(key=ctx.key("wieisdeheer.sabotage"), title="The sabotage sweep: the mole's best rate", level=3,
                   notes=["Arms that differ only in every seat's `sabotage` (any seat may draw the king). The best "
                          "rate is the one with the highest mole win share; rates whose intervals overlap it are "
-                         "not told apart by this study."])
-    rows, frame, data = [], [], {}
+                         "not told apart by this study.",
+                         "The rate that reaches the target: the share and its 95% interval are read as straight "
+                         "lines between the swept rates; the rate is where the share's line meets the target, and "
+                         "the rates around it whose interval contains the target are not told apart from it "
+                         "(sweep finer around it to narrow them)."])
+    rows, reach_rows, frame, data = [], [], [], {}
     for k, sweep in enumerate(sweeps):
         name = f"sweep {k + 1} ({sweep[0][1].players} players)"
         points = []
@@ -184,24 +264,33 @@ def _sabotage_section(ctx: Context, games: pl.DataFrame) -> Section | None:
             rows.append([name, arm.name, f"{value:g}", text.share_ci(est), text.value_ci(pot),
                          text.number(float(part["sabotages"].mean()))])
             frame.append({"sabotage": f"{value:g}", "sweep": name, "share": est.value, "lo": est.lo, "hi": est.hi,
-                          "fair": arm.fair})
+                          "target": target_of(ctx, arm)})
         best = max(points, key=lambda p: p[2].value)
         ties = [f"{p[0]:g}" for p in points if p is not best and p[2].hi >= best[2].lo]
+        target = target_of(ctx, sweep[0][1])
+        reach = reaching_rate([p[0] for p in points], [p[2] for p in points], target)
         sec.verdicts.append(
             f"{name}: the mole's best sabotage rate is {best[0]:g}, winning {text.share_ci(best[2])}"
             + (f"; rates {', '.join(ties)} are not told apart from it" if ties else "; every other rate is worse")
             + f". From rate {points[0][0]:g} to {points[-1][0]:g} the mole's share goes from "
               f"{text.pct(points[0][2].value)} to {text.pct(points[-1][2].value)} and the pot from "
-              f"{text.number(points[0][3].value)} to {text.number(points[-1][3].value)} points.")
+              f"{text.number(points[0][3].value)} to {text.number(points[-1][3].value)} points; "
+            + reaching_words(reach, target_words(ctx, sweep[0][1]), [p[2].value for p in points]) + ".")
+        reach_rows.append([name, text.pct(target),
+                           "none" if reach is None or reach["rate"] is None else f"{reach['rate']:.2f}",
+                           "none" if reach is None else f"{reach['lo']:.2f}-{reach['hi']:.2f}"])
         data[name] = {f"{p[0]:g}": {"arm": p[1].name, "mole_share": p[2].to_dict(), "pot": p[3].to_dict()}
                       for p in points}
+        data[name]["reaches_target"] = {"target": target, **(reach or {"rate": None})}
     sec.tables.append(Table("Mole win share and pot by sabotage rate", ["sweep", "arm", "sabotage", "mole wins",
                                                                         "pot per game", "sabotage acts per game"],
                             rows))
+    sec.tables.append(Table("The sabotage rate at which the mole's share reaches the target",
+                            ["sweep", target_column(ctx), "rate (interpolated)", "rates not told apart"], reach_rows))
     sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "sabotage", "share", "lo", "hi", hue="sweep",
-                                           ref="fair", xlabel="sabotage rate", ylabel="mole win share",
-                                           title="Mole win share by sabotage rate"))
-    sec.data = {"sweeps": data}
+                                           ref="target", ref_label=target_column(ctx), xlabel="sabotage rate",
+                                           ylabel="mole win share", title="Mole win share by sabotage rate"))
+    sec.data = {"sweeps": data, "target": target_data(ctx)}
     return sec
 
 
@@ -372,15 +461,16 @@ def _changes_section(ctx: Context) -> Section | None:
     by_key = {p.key: p for p in pairs}
     sec = Section(key=ctx.key("wieisdeheer.changes"), title="Rule changes and the mole's win share", level=3,
                   notes=["Each pair differs in one rule only and plays the same deals, so the difference is paired "
-                         "by game. The target is the fair share 1/players. A change moves towards it when the "
-                         "variant's share is nearer to it and the difference is detectable after correction."])
+                         "by game. The target is the study's report.mole_target, else the fair share 1/players. A "
+                         "change moves towards it when the variant's share is nearer to it and the difference is "
+                         "detectable after correction."])
     rows, data = [], {}
     for key, cs in comps.items():
         pair = by_key[key]
         c = next((x for x in cs if x.measure.key == "mole_won"), None)
         if c is None:
             continue
-        fair = pair.a.fair
+        fair = target_of(ctx, pair.a)
         nearer = abs(c.variant.value - fair) < abs(c.baseline.value - fair)
         verdict = ("moves the mole's share towards the target" if nearer and c.detected else
                    "moves it away from the target" if c.detected else "has no detectable effect on it")
@@ -397,7 +487,7 @@ def _changes_section(ctx: Context) -> Section | None:
                                                                            "baseline share", "variant share",
                                                                            "difference", "detectable", "target"],
                             rows))
-    sec.data = {"pairs": data}
+    sec.data = {"pairs": data, "target": target_data(ctx)}
     return sec
 
 
