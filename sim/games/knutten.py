@@ -89,7 +89,7 @@ START = ChoiceParam(
     "startspeler'; ruling: a player parameter (most bites, fewest bites, next seat, random)")
 
 SAMPLES = IntParam(
-    "samples", 32, 1, 1024, "search: determinizations (deals of the unseen cards) per decision; "
+    "samples", 64, 1, 1024, "search: determinizations (deals of the unseen cards) per decision; "
     "each plays every legal option out to the end of the round",
     "ruling: the search player's budget is a player parameter")
 
