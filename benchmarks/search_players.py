@@ -35,7 +35,7 @@ DEFAULTS = {"knutten": ("search", "trap")}
 def win_shares(masks, seat: int) -> np.ndarray:
     """Seat `seat`'s share of each game's win (1/k among k winners) from the rows' winner masks."""
     masks = np.asarray(masks, np.int64)
-    winners = np.array([bin(m).count("1") for m in masks])
+    winners = np.array([int(m).bit_count() for m in masks])
     return ((masks >> seat) & 1) / winners
 
 
@@ -60,7 +60,7 @@ def measure(game: str, search: str, against: str, players: int, games: int, seed
     half = Z95 * x.std(ddof=1) / math.sqrt(len(x))
     return {
         "game": game, "search": search, "against": against, "players": players, "seed": seed,
-        "games": int(len(x)), "win_share": float(x.mean()),
+        "games": len(x), "win_share": float(x.mean()),
         "interval95": [float(x.mean() - half), float(x.mean() + half)],
         "fair_share": 1 / players,
         "share_by_seat": [float(s.mean()) for s in shares],

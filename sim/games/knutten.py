@@ -129,10 +129,11 @@ GAME = Game(
                "player most likely holds nothing safe (estimated from unseen cards only)",
                params=(START,)),
         Policy("search", 3, "determinized Monte Carlo: at each choice deals the unseen cards "
-               "`samples` times, plays every option out to the end of the round with trap "
-               "everywhere, and takes the option with the best mean (its win share when the round "
-               "ends the game, else its lead in bites); John's target and the start player as "
-               "cautious", params=(START, SAMPLES)),
+               "`samples` times, plays every option out to the end of the round with trap at "
+               "every seat, and takes the option with the best mean (its win share when the "
+               "round ends the game, else its lead in bites), keeping trap's own choice unless "
+               "another is better beyond noise; John's target and the start player as cautious",
+               params=(START, SAMPLES)),
     ),
     columns=(
         Column("swarm_bites", "int16", "bites given for making the swarm reach the threshold"),
