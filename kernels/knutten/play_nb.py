@@ -155,7 +155,7 @@ def play_card_nb(t, p, action, after):
 @njit
 def play_round_nb(t, start, checked, search):
     """One round from a fresh deal. Returns (status, chooser of the next start or GAME_OVER).
-    `search`: the search players' workspace (search_nb.new_workspace), or None when no seat
+    `search`: the search players' workspace (search_nb.new_workspace_nb), or None when no seat
     searches."""
     rec = t.rec
     rec[O_ROUNDS] += 1
