@@ -163,7 +163,8 @@ def test_list_shows_the_issue_cases_and_filters(capsys):
         assert name in names
     assert not any(n.startswith("wizard/") for n in names)
     code, out = _bench(capsys, "--list", "--games", "knutten", "--cases", "*/kernel")
-    assert out.split() == ["knutten/cautious/kernel", "knutten/random/kernel", "knutten/trap/kernel"]
+    assert out.split() == ["knutten/cautious/kernel", "knutten/random/kernel", "knutten/trap/kernel",
+                           "knutten/search/kernel"]
 
 
 def test_unknown_game_and_unmatched_cases_are_errors(capsys):

@@ -187,7 +187,8 @@ def kernel_args(players=4, rules=None, policies="cautious", count=3):
     arm = ArmSpec.make("knutten", players, rules or {}, policies)
     return dict(seed=np.int64(SEED), first=np.int64(0), count=np.int64(count),
                 rule_i=kn.RUNNER.kernel_inputs(arm).rule_i, rule_f=np.zeros(0),
-                seat_policy=kn.RUNNER.kernel_inputs(arm).seat_policy, seat_i=np.zeros((players, 1), np.int64),
+                seat_policy=kn.RUNNER.kernel_inputs(arm).seat_policy,
+                seat_i=kn.RUNNER.kernel_inputs(arm).seat_i,
                 seat_f=np.zeros((players, 0)), data=kn.RUNNER.data_arrays(arm),
                 out=np.zeros(count, E.OUT_DTYPE), trace=None, checked=True)
 
@@ -205,8 +206,10 @@ def test_bad_driver_arguments_are_refused():
         "nine players": dict(seat_policy=np.ones(9, np.int64), seat_i=np.zeros((9, 1), np.int64),
                              seat_f=np.zeros((9, 0))),
         "policy id": dict(seat_policy=np.array([1, 1, 7, 1])),
-        "start id": dict(seat_i=np.array([[0], [0], [5], [0]])),
-        "seat_i shape": dict(seat_i=np.zeros((4, 2), np.int64)),
+        "start id": dict(seat_i=np.array([[0, 64], [0, 64], [5, 64], [0, 64]])),
+        "search samples": dict(seat_policy=np.array([1, 3, 1, 1]),
+                               seat_i=np.array([[0, 64], [0, 0], [0, 64], [0, 64]])),
+        "seat_i shape": dict(seat_i=np.zeros((4, 3), np.int64)),
         "rule_i shape": dict(rule_i=np.zeros(3, np.int64)),
         "rule_f shape": dict(rule_f=np.zeros(1)),
         "stuck rule": dict(rule_i=np.array([31, 3, 3, 1, 0, 11, 2])),

@@ -203,7 +203,7 @@ def test_bad_player_counts(players, message):
 
 
 @pytest.mark.parametrize("policies, message", [
-    ("greedy", "unknown policy 'greedy' for knutten \\(known: cautious, random, trap\\)"),
+    ("greedy", "unknown policy 'greedy' for knutten \\(known: cautious, random, trap, search\\)"),
     ("cautious,random", "policy list has 2 entries for 4 seats"),
     (["trap", "trap", "trap", "trap", "trap"], "policy list has 5 entries for 4 seats"),
     ("cautious,,random,trap", "unknown policy ''"),
@@ -216,7 +216,8 @@ def test_bad_policies(policies, message):
 def test_policy_lists_and_ids():
     arm = ArmSpec.make("knutten", 4, {}, "cautious, random,trap ,cautious")
     assert arm.policies == ("cautious", "random", "trap", "cautious")
-    assert {p.name: p.id for p in kn.GAME.policies} == {"random": 0, "cautious": 1, "trap": 2}
+    assert {p.name: p.id for p in kn.GAME.policies} == {"random": 0, "cautious": 1, "trap": 2,
+                                                            "search": 3}
     assert ArmSpec.make("knutten", 3, {}, ["random"]).policies == ("random",) * 3
 
 

@@ -28,17 +28,19 @@ STUCK_BITE, STUCK_WAIT = 0, 1  # bite: the cannot-play rule; wait: skipped until
 STUCK_CHOICES = ("bite", "wait")
 
 # Policies (ids are stable: they are stored with studies).
-P_RANDOM, P_CAUTIOUS, P_TRAP = 0, 1, 2
-N_POLICIES = 3
+P_RANDOM, P_CAUTIOUS, P_TRAP, P_SEARCH = 0, 1, 2, 3
+N_POLICIES = 4
 
 # Seat parameters, in this order in the driver's `seat_i[seat]` rows; no float parameters.
-SI_START = 0
-SEAT_I_ORDER = ("start",)
+SI_START, SI_SAMPLES = 0, 1
+SEAT_I_ORDER = ("start", "samples")
 SEAT_F_ORDER = ()
 # Seat parameter `start` (cautious and trap; random ignores it): whom the chooser (the bitten
 # seat or the WIND caller) names as the next start player.
 START_MOST_BITES, START_FEWEST_BITES, START_NEXT, START_SELF, START_RANDOM = range(5)
 START_CHOICES = ("most_bites", "fewest_bites", "next", "self", "random")
+# Seat parameter `samples` (search): determinizations per decision.
+MAX_SAMPLES = 1024
 
 # Option classes, written by legal_actions_nb beside each option: what the option plays (the low
 # three bits), OC_TWIN when the hand holds another card of the same design (playing it breaks a

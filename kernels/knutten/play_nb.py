@@ -13,14 +13,16 @@ from kernels.knutten.enums import (
     A_DISCARD, B_CANNOT, B_JOHN, B_SWARM, B_WIND, C_DESIGN, C_KIND, D_COPIES, D_KIND, E_BITE,
     E_CANNOT, E_COPY, E_DRAW, E_END, E_JOHN_DISCARD, E_JOHN_PLAY, E_PLAY, E_RESHUFFLE, E_ROUND,
     E_SKIP, E_START, E_UNDER, E_WIND, K_COPY, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND,
-    MAX_PLAYERS, MAX_TURNS, N_POLICIES, NO_SEAT, O_CANNOT, O_JOHN_BITES, O_JOHN_DISCARDED_TURN,
-    O_JOHN_DISCARDS, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_JOHN_IN_DECK, O_JOHN_PLAYED_BY,
-    O_JOHN_PLAYED_TURN, O_JOHN_PLAYS, O_JOHN_TARGET, O_RESHUFFLES, O_ROUNDS, O_SWARM_BITES,
-    O_TURNS, O_WIND, O_WINNER_MASK, R_BITES_TO_END, R_HAND_LIMIT, R_HEAVY, R_HEAVY_END,
-    R_JOHN_KNUT, R_STUCK, R_THRESHOLD, RULE_F_ORDER, RULE_I_ORDER, S_DISCARD_N, S_JOHN_CARD,
-    S_PENDING, S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, SEAT_F_ORDER, SEAT_I_ORDER, SI_START,
-    SKIP_EMPTY_HAND, SKIP_STUCK, START_CHOICES, STUCK_CHOICES, STUCK_WAIT, TRACE_WIDTH,
+    MAX_PLAYERS, MAX_SAMPLES, MAX_TURNS, N_POLICIES, NO_OPTION, NO_SEAT, O_CANNOT, O_JOHN_BITES,
+    O_JOHN_DISCARDED_TURN, O_JOHN_DISCARDS, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_JOHN_IN_DECK,
+    O_JOHN_PLAYED_BY, O_JOHN_PLAYED_TURN, O_JOHN_PLAYS, O_JOHN_TARGET, O_RESHUFFLES, O_ROUNDS,
+    O_SWARM_BITES, O_TURNS, O_WIND, O_WINNER_MASK, P_SEARCH, R_BITES_TO_END, R_HAND_LIMIT, R_HEAVY,
+    R_HEAVY_END, R_JOHN_KNUT, R_STUCK, R_THRESHOLD, RULE_F_ORDER, RULE_I_ORDER, S_DISCARD_N,
+    S_JOHN_CARD, S_PENDING, S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, SEAT_F_ORDER, SEAT_I_ORDER,
+    SI_SAMPLES, SI_START, SKIP_EMPTY_HAND, SKIP_STUCK, START_CHOICES, STUCK_CHOICES, STUCK_WAIT,
+    TRACE_WIDTH,
 )
+from kernels.knutten import search_nb  # a module: search_nb plays rounds with this module's loop
 from kernels.knutten.policies_nb import (
     CLASS_KEYS, choice_is_sound_nb, choose_option_nb, choose_start_nb, choose_target_nb,
     reads_option_classes_nb,
@@ -151,17 +153,31 @@ def play_card_nb(t, p, action, after):
 
 
 @njit
-def play_round_nb(t, start, checked):
-    """One round from a fresh deal. Returns (status, chooser of the next start or GAME_OVER)."""
-    n = t.st[S_PLAYERS]
-    st = t.st
+def play_round_nb(t, start, checked, search):
+    """One round from a fresh deal. Returns (status, chooser of the next start or GAME_OVER).
+    `search`: the search players' workspace (search_nb.new_workspace_nb), or None when no seat
+    searches."""
     rec = t.rec
     rec[O_ROUNDS] += 1
     new_pile_nb(t, rec[O_ROUNDS] - 1)
     log_nb(t, E_ROUND, rec[O_ROUNDS], start, 0, 0, 0)
     if deal_nb(t, start):
         return OK, wind_nb(t, wind_caller_nb(t, start))
-    p = start
+    return play_turns_nb(t, start, checked, search, NO_OPTION)
+
+
+@njit
+def play_turns_nb(t, p, checked, search, first_option):
+    """The rest of a round, seat p to act. Returns (status, chooser of the next start or
+    GAME_OVER). `first_option`: the option (index into legal_actions_nb's list) seat p takes now,
+    or NO_OPTION to let its policy choose: the search plays each option out this way.
+
+    `search` is None in the search's own play-outs and in arms without a search seat: Numba then
+    compiles this loop without the search (it prunes `is None` branches), so the play-outs do not
+    recurse and other arms run the loop they always ran."""
+    n = t.st[S_PLAYERS]
+    st = t.st
+    rec = t.rec
     while True:
         if t.hand_n[p] == 0:
             if pile_size_nb(t) > 0 or not nobody_can_play_nb(t):
@@ -200,7 +216,13 @@ def play_round_nb(t, start, checked):
                 return OK, GAME_OVER
             wind = has_three_alike_nb(t, p)
         else:
-            option = choose_option_nb(t, p, n_opts)
+            if first_option != NO_OPTION:
+                option = first_option
+                first_option = NO_OPTION
+            elif search is not None and t.policies[p] == P_SEARCH and n_opts > 1:
+                option = search_nb.search_option_nb(t, p, n_opts, search)
+            else:
+                option = choose_option_nb(t, p, n_opts)
             action = t.opts[option]
             if checked and not (option_is_sound_nb(t, p, option)
                                 and choice_is_sound_nb(t, p, n_opts, option)):
@@ -242,14 +264,14 @@ def reset_game_nb(t):
 
 
 @njit
-def play_game_nb(t, seed, game, checked):
+def play_game_nb(t, seed, game, checked, search):
     """Game `game` of a study with `seed`: rounds until some seat reaches the bites that end it.
     Returns a status."""
     reset_game_nb(t)
     seed_game_nb(t, seed, game)
     start = 0  # seat 0 is the first start player
     while True:
-        status, chooser = play_round_nb(t, start, checked)
+        status, chooser = play_round_nb(t, start, checked, search)
         if status != OK:
             return status
         if chooser == GAME_OVER:
@@ -287,14 +309,14 @@ def write_out_nb(t, o):
 
 
 @njit
-def play_range_nb(ws, seed, first, begin, end, out, checked):
-    """Play games first+begin..first+end-1 on the table ws[0] into out[begin:end]. Returns
-    (status, failed game). Tables are passed as their 1-element array, never as the record
+def play_range_nb(ws, seed, first, begin, end, out, checked, search):
+    """Play games first+begin..first+end-1 on the table ws[0] into out[begin:end] (`search`: see
+    play_round_nb). Returns (status, failed game). Tables are passed as their 1-element array, never as the record
     alone: a record does not keep its array alive, and Numba frees an array after its last use."""
     t = ws[0]
     recs = as_records(out)
     for k in range(begin, end):
-        status = play_game_nb(t, seed, first + k, checked)
+        status = play_game_nb(t, seed, first + k, checked, search)
         if status != OK:
             return status, first + k
         write_out_nb(t, recs[k])
@@ -326,6 +348,7 @@ def build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i):
     for p in range(n):
         t.policies[p] = seat_policy[p]
         t.start_choice[p] = seat_i[p, SI_START]
+        t.samples[p] = seat_i[p, SI_SAMPLES]
     t.st[S_PLAYERS] = n
     for c in range(CLASS_KEYS.shape[0]):
         t.class_rank[c] = CLASS_KEYS[c]
@@ -349,6 +372,8 @@ def args_are_sound_nb(count, rule_i, rule_f, seat_policy, seat_i, seat_f, cards,
         if not 0 <= seat_policy[p] < N_POLICIES:
             return False
         if not 0 <= seat_i[p, SI_START] < len(START_CHOICES):
+            return False
+        if seat_policy[p] == P_SEARCH and not 1 <= seat_i[p, SI_SAMPLES] <= MAX_SAMPLES:
             return False
     if not (1 <= rule_i[R_HAND_LIMIT] <= MAX_HAND and rule_i[R_BITES_TO_END] >= 1
             and rule_i[R_HEAVY_END] >= 1 and 0 <= rule_i[R_JOHN_KNUT] <= 1
@@ -388,16 +413,29 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     if not args_are_sound_nb(count, rule_i, rule_f, seat_policy, seat_i, seat_f, cards, designs,
                              out):
         return BAD_ARGS, first, np.int64(0)
+    for p in range(seat_policy.shape[0]):
+        if seat_policy[p] == P_SEARCH:
+            search = search_nb.new_workspace_nb(cards, designs, rule_i, seat_policy, seat_i)
+            return play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs,
+                               out, trace, checked, search)
+    return play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs, out,
+                       trace, checked, None)
+
+
+@njit
+def play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs, out, trace,
+                checked, search):
+    """play_games_nb after its checks (`search`: see play_round_nb)."""
     if trace is None:  # batches: a table without room for events (log_nb compiles to nothing)
         ws = as_records(np.zeros(1, TABLE_DTYPE))
         build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i)
-        status, failed = play_range_nb(ws, seed, first, 0, count, out, checked)
+        status, failed = play_range_nb(ws, seed, first, 0, count, out, checked, search)
         return status, failed, np.int64(0)
     if trace.shape[1] != TRACE_WIDTH:
         return BAD_ARGS, first, np.int64(0)
     traced = as_records(np.zeros(1, TRACE_TABLE_DTYPE))
     build_table_nb(traced, cards, designs, rule_i, seat_policy, seat_i)
-    status, failed = play_range_nb(traced, seed, first, 0, min(count, 1), out, checked)
+    status, failed = play_range_nb(traced, seed, first, 0, min(count, 1), out, checked, search)
     rows, complete = copy_trace_nb(traced, trace)
     if status == OK and not complete:
         return TRACE_FULL, first, rows
@@ -405,7 +443,7 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
         return status, failed, rows
     ws = as_records(np.zeros(1, TABLE_DTYPE))
     build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i)
-    status, failed = play_range_nb(ws, seed, first, 1, count, out, checked)
+    status, failed = play_range_nb(ws, seed, first, 1, count, out, checked, search)
     return status, failed, rows
 
 

@@ -10,6 +10,8 @@ cautious -- keeps the swarm as low as it can; spends `?`, negative cards and Joh
 trap     -- like cautious, but among safe plays picks the swarm total at which the next seat is
             most likely to hold nothing safe (a hypergeometric estimate over unseen cards).
 cautious and trap name the next start player by their seat parameter `start` (START_*).
+search   -- (search_nb.py) plays out every option; here it is chosen for only when it has one
+            option, and it names John's target and the next start player as cautious does.
 """
 import numpy as np
 

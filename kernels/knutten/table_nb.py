@@ -49,6 +49,7 @@ def _table_dtype(event_rows):
         ("rules", np.int64, 8),
         ("policies", np.int64, MAX_PLAYERS),
         ("start_choice", np.int64, MAX_PLAYERS),  # seat parameter `start` (START_*)
+        ("samples", np.int64, MAX_PLAYERS),       # seat parameter `samples` (search)
         ("st", np.int64, S_N),
         ("hands", np.uint16, (MAX_PLAYERS, MAX_HAND)),
         ("hand_n", np.int64, MAX_PLAYERS),

@@ -88,6 +88,11 @@ START = ChoiceParam(
     "text: 'De verliezende speler ... kiest wie de startspeler wordt' and (after WIND) 'kiest de "
     "startspeler'; ruling: a player parameter (most bites, fewest bites, next seat, random)")
 
+SAMPLES = IntParam(
+    "samples", 64, 1, 1024, "search: determinizations (deals of the unseen cards) per decision; "
+    "each plays every legal option out to the end of the round",
+    "ruling: the search player's budget is a player parameter")
+
 GAME = Game(
     name="knutten",
     title="Knutten",
@@ -123,6 +128,12 @@ GAME = Game(
         Policy("trap", 2, "like cautious, but among safe plays leaves the swarm where the next "
                "player most likely holds nothing safe (estimated from unseen cards only)",
                params=(START,)),
+        Policy("search", 3, "determinized Monte Carlo: at each choice deals the unseen cards "
+               "`samples` times, plays every option out to the end of the round with trap at "
+               "every seat, and takes the option with the best mean (its win share when the "
+               "round ends the game, else its lead in bites), keeping trap's own choice unless "
+               "another is better beyond noise; John's target and the start player as cautious",
+               params=(START, SAMPLES)),
     ),
     columns=(
         Column("swarm_bites", "int16", "bites given for making the swarm reach the threshold"),
