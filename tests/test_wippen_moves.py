@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernels.wippen import enums as E
-from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb
+from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb, slot_moves_nb
 from tests.wippen_reference import legal_moves
 
 KINDS = {"loose": E.ITEM_LOOSE, "build": E.ITEM_BUILD, "double": E.ITEM_DOUBLE}
@@ -123,3 +123,59 @@ def test_without_builds_the_list_is_the_captures_or_the_trails(buffers):
         captures = {m for m in full if m[1] == "capture"}
         assert kinds <= {E.MV_CAPTURE, E.MV_TRAIL}
         assert n == (len(captures) if captures else len(hand))
+
+
+def test_one_slots_moves_are_that_slots_part_of_the_full_list(buffers):
+    """The random player lists only the card it drew (slot_moves_nb): for every slot, exactly the
+    full list's moves of that slot, in the same order, with compulsory capture decided by the whole
+    hand (a card that cannot capture has no move while another can)."""
+    scratch, (mv_i, mv_m) = buffers
+    rng = random.Random(11)
+    for _ in range(400):
+        pot, hand = random_position(rng, 0, 8)
+        build_instead, raise_double = rng.random() < 0.5, rng.random() < 0.5
+        full = kernel_moves(pot, hand, build_instead, raise_double, buffers)
+        item_i = np.zeros((E.MAX_ITEMS, E.IT_FIELDS), np.int64)
+        for i, (value, kind, owner) in enumerate(pot):
+            item_i[i] = (value, KINDS[kind], owner, -1)
+        cards = np.zeros(E.HAND, np.int64)
+        cards[:len(hand)] = hand
+        for slot in range(len(hand)):
+            n = slot_moves_nb(item_i, len(pot), cards, len(hand), slot, slot + 1, build_instead,
+                              raise_double, True, mv_i, mv_m, scratch)
+            got = [(int(mv_i[k, 0]), MOVE_NAMES[int(mv_i[k, 1])],
+                    frozenset(i for i in range(len(pot)) if int(mv_m[k]) >> i & 1), int(mv_i[k, 2]))
+                   for k in range(n)]
+            assert got == [m for m in full if m[0] == slot], (pot, hand, slot)
+
+
+def test_random_player_draws_a_uniform_card_then_a_uniform_move_of_it(buffers):
+    """random_move_nb: every card with a legal move about equally often, and within the drawn card
+    each of its moves about equally often (4,000 draws; bands of about 5 standard errors)."""
+    from kernels.rng_nb import seat_stream_nb
+    from kernels.wippen.policies_nb import random_move_nb
+
+    scratch, (mv_i, mv_m) = buffers
+    pot = [(2, "loose", -1), (3, "loose", -1), (9, "loose", -1)]
+    item_i = np.zeros((E.MAX_ITEMS, E.IT_FIELDS), np.int64)
+    for i, (value, kind, owner) in enumerate(pot):
+        item_i[i] = (value, KINDS[kind], owner, -1)
+    hand = [5, 7, 12]  # a 6, an 8 and a king: nothing captures; the 6 can also build 8 on the 2
+    cards = np.zeros(E.HAND, np.int64)
+    cards[:3] = hand
+    full = kernel_moves(pot, hand, True, False, buffers)
+    by_slot = {j: [mv for mv in full if mv[0] == j] for j in range(3)}
+    assert len(by_slot[0]) > 1 and len(by_slot[1]) == 1  # cards with different numbers of moves
+    rng = np.array([seat_stream_nb(1, 2, 0)], np.uint64)
+    slots, picks = np.zeros(3), {}
+    draws = 4000
+    for _ in range(draws):
+        nm, choice = random_move_nb(rng, 0, item_i, len(pot), cards, 3, True, False, mv_i, mv_m, scratch)
+        slot = int(mv_i[choice, 0])
+        assert nm == len(by_slot[slot])
+        slots[slot] += 1
+        picks[slot, choice] = picks.get((slot, choice), 0) + 1
+    assert np.all(np.abs(slots / draws - 1 / 3) < 5 * np.sqrt(2 / 9 / draws)), slots
+    for (slot, choice), k in picks.items():
+        share = k / slots[slot]
+        assert abs(share - 1 / len(by_slot[slot])) < 0.1, (slot, choice, share)

@@ -377,7 +377,16 @@ def any_capture_nb(item_i, pn, hand, hn):
 @inline
 def legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, with_builds, mv_i, mv_m,
                    scratch):
-    """Every legal move of a player holding hand[:hn] before the pot, by slot, captures first.
+    """Every legal move of a player holding hand[:hn] before the pot (slot_moves_nb of every slot)."""
+    return slot_moves_nb(item_i, pn, hand, hn, 0, hn, build_instead, raise_double, with_builds,
+                         mv_i, mv_m, scratch)
+
+
+@inline
+def slot_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, build_instead, raise_double,
+                  with_builds, mv_i, mv_m, scratch):
+    """The legal moves with the cards in slots first_slot..end_slot-1 of hand[:hn] (the whole hand
+    decides whether capturing is compulsory), by slot, captures first.
 
     Capturing is compulsory: while some card can capture, the moves are the captures, and (when
     build_instead) the builds, double builds and raises. Otherwise: the builds, double builds,
@@ -393,7 +402,7 @@ def legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, with_build
         gspan[:] = -1
         gspan[GSPAN_TOP] = 0
     nm = 0
-    for j in range(hn):
+    for j in range(first_slot, end_slot):
         card = hand[j]
         if capture:
             nm = captures_nb(item_i, pn, j, card, mv_i, mv_m, nm, cand, cval, m, stack, groups,

@@ -12,7 +12,7 @@ import numpy as np
 from kernels.jit import kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
 from kernels.trace_nb import trace_row_nb as ev_nb
-from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb, uniform_nb
+from kernels.rng_nb import deal_stream_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wippen.enums import (
     EV_CARD, EV_DEAL, EV_END, EV_GAME, EV_HAND, EV_PLAY, EV_POT, EV_REMOVED, EV_REST, EV_SCORE,
@@ -25,7 +25,7 @@ from kernels.wippen.enums import (
 from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb
 from kernels.wippen.policies_nb import (
     all_items_nb, builder_move_nb, card_worth_nb, defensive_move_nb, greedy_move_nb,
-    hold_chances_nb, item_worths_nb,
+    hold_chances_nb, item_worths_nb, random_move_nb,
 )
 from kernels.wippen.rules_nb import (
     POT_FULL, TOOK_BUILD_OF_OTHER, cards_conserved_nb, deal_points_nb, play_move_nb,
@@ -194,16 +194,18 @@ def play_nb(seed, first, count, rule_i, policies, seat_f, out, trace, checked):
                     hand = hands[s]
                     hn = hand_n[s]
                     pol = policies[s]
-                    with_builds = pol == P_RANDOM or pol == P_BUILDER
-                    nm = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
-                                        with_builds, mv_i, mv_m, scratch)
-                    if nm <= 0:
-                        return INVARIANT, g, tp
                     stock_left = n_in - top
                     if pol == P_RANDOM:
-                        seat_rng[s], u = next_word_nb(seat_rng[s])
-                        choice = uniform_nb(u, nm)
+                        nm, choice = random_move_nb(seat_rng, s, item_i, pn, hand, hn,
+                                                    build_instead, raise_double, mv_i, mv_m,
+                                                    scratch)
+                        if nm <= 0:
+                            return INVARIANT, g, tp
                     else:
+                        nm = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
+                                            pol == P_BUILDER, mv_i, mv_m, scratch)
+                        if nm <= 0:
+                            return INVARIANT, g, tp
                         item_worths_nb(item_m, pn, worth, item_w)
                         if pol == P_GREEDY:
                             choice = greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth,
@@ -226,9 +228,11 @@ def play_nb(seed, first, count, rule_i, policies, seat_f, out, trace, checked):
                     kind = mv_i[choice, 1]
                     value = mv_i[choice, 2]
                     mask = mv_m[choice]
-                    if checked:  # the move is in the full legal list
+                    nf = nm
+                    if checked or tr:  # the full legal list (a player's own list may be shorter)
                         nf = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
                                             True, chk_i, chk_m, scratch)
+                    if checked:  # the move is in the full legal list
                         found = False
                         for x in range(nf):
                             if chk_i[x, 0] == slot and chk_i[x, 1] == kind \
@@ -246,7 +250,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_f, out, trace, checked):
                     turns += 1
                     if tr:
                         lo, hi = mask_words_nb(mask)
-                        tp = ev_nb(trace, tp, EV_PLAY, s, card, kind, value, lo, hi, nm)
+                        tp = ev_nb(trace, tp, EV_PLAY, s, card, kind, value, lo, hi, nf)
                     if kind == MV_CAPTURE:
                         acts[s, 0] += 1
                         last_capturer = s

@@ -1,10 +1,12 @@
-"""Wippen's players: each picks one move from the turn's legal list (moves_nb.legal_moves_nb).
+"""Wippen's players: each picks one move from the turn's legal list (moves_nb.legal_moves_nb); the
+random player lists only the moves of the card it drew.
 
 Every player sees only what its seat may know: its own hand, the pot, the cards laid open or played
 this deal (counted per value by the driver in `public`), the cards removed before the deal, how
 many cards each player holds and how many are left in the stock.
 
-- random: a uniform legal move (its seat's own stream).
+- random: a uniform card among those with a legal move, then a uniform legal move of that card
+  (its seat's own stream). Drawing the card first spares listing every build of the other cards.
 - greedy: the capture worth most (point cards, spades, cards, a wip); without one, a trail of the
   card worth least. Never builds.
 - defensive: greedy's worth of a move minus `risk` times what the next player could take from the
@@ -16,12 +18,12 @@ many cards each player holds and how many are left in the stock.
 import numpy as np
 
 from kernels.jit import inline, njit
-from kernels.rng_nb import uniform_nb
+from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wippen.enums import (
     IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, MAX_NUMBER, MV_CAPTURE, MV_TRAIL, N_CARDS,
     N_RANKS, R_PTS_ACE, R_PTS_CARDS, R_PTS_DIAMOND_TEN, R_PTS_SPADE_TWO, R_PTS_SPADES,
 )
-from kernels.wippen.moves_nb import candidates_nb, groups_nb
+from kernels.wippen.moves_nb import candidates_nb, groups_nb, slot_moves_nb
 from kernels.wippen.rules_nb import play_move_nb
 from kernels.wippen.table_nb import (
     ACE_SET, DIAMOND_TEN_SET, ONE, SPADE_SET, SPADE_TWO_SET, VALUE_OF, ZERO, popcount_nb,
@@ -103,9 +105,34 @@ def move_gain_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left):
     return 0.0
 
 
-@njit
-def random_move_nb(u, nm):
-    return uniform_nb(u, nm)
+@inline
+def random_move_nb(rng, s, item_i, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch):
+    """A random player's move: a uniform card among those with a legal move (a card without one is
+    set aside and another drawn), then a uniform legal move of that card, from seat s's stream
+    rng[s]. Returns (moves of the card, listed in mv_i/mv_m; the chosen index); 0 moves: none at
+    all, -1: the list overflowed."""
+    tried = 0
+    left = hn
+    while left > 0:
+        rng[s], u = next_word_nb(rng[s])
+        k = uniform_nb(u, left)
+        slot = 0
+        for x in range(hn):
+            if not (tried >> x) & 1:
+                if k == 0:
+                    slot = x
+                    break
+                k -= 1
+        nm = slot_moves_nb(item_i, pn, hand, hn, slot, slot + 1, build_instead, raise_double, True,
+                           mv_i, mv_m, scratch)
+        if nm < 0:
+            return nm, -1
+        if nm > 0:
+            rng[s], u = next_word_nb(rng[s])
+            return nm, uniform_nb(u, nm)
+        tried |= 1 << slot
+        left -= 1
+    return 0, -1
 
 
 @inline

@@ -24,7 +24,7 @@ def _seat_list(name, dtype, help):
 GAME = Game(
     name="wippen",
     title="Wippen",
-    version=1,
+    version=2,
     min_players=2,
     max_players=6,
     rules=(
@@ -59,8 +59,9 @@ GAME = Game(
     policies=(
         Policy("greedy", 1, "takes the capture worth most (aces, the diamond 10, the spade 2, "
                "spades, cards, a wip); without a capture trails the card worth least; never builds"),
-        Policy("random", 0, "a uniformly random legal move (captures, builds, double builds, "
-               "raises, trails)"),
+        Policy("random", 0, "a uniformly random card among those with a legal move, then a "
+               "uniformly random legal move of that card (captures, builds, double builds, raises, "
+               "trails)"),
         Policy("defensive", 2, "greedy's worth of a capture or trail minus `risk` times what the "
                "next player could take from the pot it leaves, judged from the cards it has not "
                "seen", params=(
