@@ -7,7 +7,7 @@ Grote Kans and Vicieuze cirkel need a category and the recall model: the driver 
 (play_nb.py) with `circle_nb` below for the Vicieuze cirkel's answers.
 """
 from kernels.jit import njit
-from kernels.wieweetwat.enums import EV_CIRCLE, EV_MOVE, N_KINDS, SF_ERROR_RATE
+from kernels.wieweetwat.enums import EV_CIRCLE, EV_MOVE, HAND_WIDTH, SF_ERROR_RATE
 from kernels.wieweetwat.piles_nb import add_card_nb, random_card_nb, remove_card_nb
 from kernels.wieweetwat.recall_nb import exponential_nb, is_wrong_nb
 from kernels.wieweetwat.trace_nb import ev_nb, ms_nb
@@ -33,15 +33,16 @@ def take_card_nb(rngs, hands, hand_n, taker, victim, trace, at):
 
 @njit
 def rotonde_nb(hands, hand_n, n, tmp):
-    """Every player passes all letter cards to the next player clockwise (seat s to seat s+1)."""
-    for kind in range(N_KINDS):
+    """Every player passes all letter cards to the next player clockwise (seat s to seat s+1).
+    `tmp` holds a hand row (HAND_WIDTH)."""
+    for kind in range(HAND_WIDTH):
         tmp[kind] = hands[n - 1, kind]
     last_n = hand_n[n - 1]
     for s in range(n - 1, 0, -1):
-        for kind in range(N_KINDS):
+        for kind in range(HAND_WIDTH):
             hands[s, kind] = hands[s - 1, kind]
         hand_n[s] = hand_n[s - 1]
-    for kind in range(N_KINDS):
+    for kind in range(HAND_WIDTH):
         hands[0, kind] = tmp[kind]
     hand_n[0] = last_n
 
@@ -79,7 +80,7 @@ def pechvogel_partner_nb(seat, hand_n, n):
 
 @njit
 def swap_hands_nb(hands, hand_n, a, b):
-    for kind in range(N_KINDS):
+    for kind in range(HAND_WIDTH):
         x = hands[a, kind]
         hands[a, kind] = hands[b, kind]
         hands[b, kind] = x

@@ -8,10 +8,13 @@ from extra_stream_nb(seed, game, k). Category cards drawn in a reader's turn sta
 turn ends (they go to the discards then); only when the pile and the discards are both empty are the
 cards in use shuffled back too.
 """
+import numpy as np
 
 from kernels.jit import inline, njit
 from kernels.rng_nb import deal_stream_nb, extra_stream_nb, next_word_nb, uniform_nb
 from kernels.wieweetwat.enums import (
+    HAND_MASK,
+    HAND_WIDTH,
     N_KINDS,
     PN_CAT_DISCARDS,
     PN_CAT_IN_USE,
@@ -50,13 +53,25 @@ def hand_size_nb(hands, seat):
 @inline
 def add_card_nb(hands, hand_n, seat, kind):
     hands[seat, kind] += 1
+    hands[seat, HAND_MASK] |= 1 << kind
     hand_n[seat] += 1
 
 
 @inline
 def remove_card_nb(hands, hand_n, seat, kind):
-    hands[seat, kind] -= 1
+    left = hands[seat, kind] - 1
+    hands[seat, kind] = left
+    hands[seat, HAND_MASK] &= ~(np.int64(left == 0) << kind)  # branch-free: the last copy clears
     hand_n[seat] -= 1
+
+
+@njit
+def kind_set_nb(hands, seat):
+    """The set of kinds a hand holds, from its counts (what column HAND_MASK must be)."""
+    held = 0
+    for kind in range(N_KINDS):
+        held |= np.int64(hands[seat, kind] > 0) << kind
+    return held
 
 
 @njit
@@ -83,7 +98,7 @@ def deal_round_nb(seed, game, rnd, deck, n_deck, pile, pile_n, hands, hand_n, n,
     top = n_deck
     for s in range(n):
         hand_n[s] = 0
-        for kind in range(N_KINDS):
+        for kind in range(HAND_WIDTH):
             hands[s, kind] = 0
         for _ in range(hand_size):
             top -= 1
@@ -171,7 +186,7 @@ def end_turn_nb(discards, in_use, pile_n):
 @njit
 def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards, pile_n, seen):
     """Every letter card is in exactly one place: the pile, the discards, a hand, or on the table
-    (a remise's card); hand sizes match the hands."""
+    (a remise's card); hand sizes and kind sets match the hands."""
     seen[:] = 0
     for i in range(pile_n[PN_LETTER_PILE]):
         seen[pile[i]] += 1
@@ -184,7 +199,7 @@ def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards,
                 return False
             seen[kind] += hands[s, kind]
             total += hands[s, kind]
-        if total != hand_n[s]:
+        if total != hand_n[s] or hands[s, HAND_MASK] != kind_set_nb(hands, s):
             return False
         if pending[s] >= 0:
             seen[pending[s]] += 1

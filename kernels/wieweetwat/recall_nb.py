@@ -16,10 +16,11 @@ the seats' streams, indexed by seat). Hands are rows of `hands` named by their s
 in the hot loop (each would cost a reference count).
 """
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from kernels.jit import inline, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
-from kernels.wieweetwat.enums import N_LETTERS, NO_TIME, WWW
+from kernels.wieweetwat.enums import HAND_MASK, LETTER_BITS, N_LETTERS, NO_TIME, WWW
 
 _S11 = np.uint64(11)
 _UNIT = 1.0 / 9007199254740992.0
@@ -64,25 +65,29 @@ def player_rate_nb(breadth, vocabulary, speed):
 
 @inline
 def hand_share_nb(hands, s, share):
-    """The summed share of the distinct letters in a hand (the Wie Weet Wat card not counted)."""
+    """The summed share of the distinct letters in a hand (the Wie Weet Wat card not counted),
+    added in letter order over the letters held only (the hand's kind set)."""
     total = 0.0
-    for letter in range(N_LETTERS):  # branch-free: which letters a hand holds is unpredictable
-        total += share[letter] * (hands[s, letter] > 0)
+    held = hands[s, HAND_MASK] & LETTER_BITS
+    while held:
+        total += share[trailing_zeros(held)]
+        held &= held - 1
     return total
 
 
 @inline
 def pick_hand_letter_nb(rngs, i, hands, share, total):
-    """The letter of the earliest answer: letter l of the hand with chance share[l] / total."""
+    """The letter of the earliest answer: letter l of the hand with chance share[l] / total (the
+    letters held in letter order, each taking its share off x until x goes below 0)."""
     x = uniform01_nb(rngs, i) * total
     last = -1
-    for letter in range(N_LETTERS):
-        held = hands[i, letter] > 0
-        x -= share[letter] * held
-        if held:
-            last = letter
-            if x < 0.0:
-                return letter
+    held = hands[i, HAND_MASK] & LETTER_BITS
+    while held:
+        last = trailing_zeros(held)
+        x -= share[last]
+        if x < 0.0:
+            return last
+        held &= held - 1
     return last  # rounding: the last letter present
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from kernels.jit import njit
 from kernels.wieweetwat.enums import (
+    HAND_WIDTH,
     MAX_PLAYERS,
     MAX_QUEUE,
     N_ACTION_STATS,
@@ -38,7 +39,7 @@ TABLE_DTYPE = np.dtype([
     ("card_action", np.int64, MAX_CAT_CARDS),  # per category deck card: the action kind or -1
     ("deck", np.int64, MAX_LETTER_CARDS),  # the letter cards, one entry each
     ("deck_counts", np.int64, N_KINDS),
-    ("hands", np.int64, (MAX_PLAYERS, N_KINDS)),
+    ("hands", np.int64, (MAX_PLAYERS, HAND_WIDTH)),
     ("hand_n", np.int64, MAX_PLAYERS),
     ("pending", np.int64, MAX_PLAYERS),  # a remise player's card on the table, or -1
     ("restrict", np.int64, MAX_PLAYERS),  # a remise player's letter (or WWW), or -1
@@ -61,7 +62,7 @@ TABLE_DTYPE = np.dtype([
     ("letters", np.int64, MAX_PLAYERS),
     ("wrong", np.int64, MAX_PLAYERS),
     ("queue", np.int64, MAX_QUEUE),
-    ("tmp", np.int64, N_KINDS),
+    ("tmp", np.int64, HAND_WIDTH),  # a hand row (Rotonde), a card per seat
     ("letter_times", np.float64, N_KINDS),
     ("chosen", np.int64, N_KINDS),
     ("seen", np.int64, MAX_CAT_CARDS),
