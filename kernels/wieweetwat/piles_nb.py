@@ -10,7 +10,7 @@ cards in use shuffled back too.
 """
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline
 from kernels.rng_nb import deal_stream_nb, extra_stream_nb, next_word_nb, uniform_nb
 from kernels.wieweetwat.enums import (
     HAND_MASK,
@@ -28,7 +28,7 @@ from kernels.wieweetwat.enums import (
 from kernels.wieweetwat.recall_nb import randint_at_nb
 
 
-@njit
+@borrowing
 def shuffle_from_nb(state, a, n):
     """Fisher-Yates shuffle of a[:n] from a stream's initial state (the same order as
     rng_nb.shuffle_nb on that stream, without an array to hold the state)."""
@@ -42,7 +42,7 @@ def shuffle_from_nb(state, a, n):
 
 # ------------------------------------------------------------------------------ hands
 
-@njit
+@borrowing
 def hand_size_nb(hands, seat):
     total = 0
     for kind in range(N_KINDS):
@@ -65,7 +65,7 @@ def remove_card_nb(hands, hand_n, seat, kind):
     hand_n[seat] -= 1
 
 
-@njit
+@borrowing
 def kind_set_nb(hands, seat):
     """The set of kinds a hand holds, from its counts (what column HAND_MASK must be)."""
     held = 0
@@ -74,7 +74,7 @@ def kind_set_nb(hands, seat):
     return held
 
 
-@njit
+@borrowing
 def random_card_nb(rngs, taker, hands, seat):
     """The kind of a uniformly random card of seat's hand (at least one card; a card taken unseen),
     drawn from the taker's stream."""
@@ -88,7 +88,7 @@ def random_card_nb(rngs, taker, hands, seat):
 
 # ------------------------------------------------------------------------------ the letter pile
 
-@njit
+@borrowing
 def deal_round_nb(seed, game, rnd, deck, n_deck, pile, pile_n, hands, hand_n, n, hand_size):
     """Shuffle every letter card into the pile (round `rnd`'s deal stream) and deal `hand_size`
     cards to each seat, seat 0 first. The discards start empty."""
@@ -137,7 +137,7 @@ def discard_letter_nb(discards, pile_n, kind):
 
 # ------------------------------------------------------------------------------ the category pile
 
-@njit
+@borrowing
 def shuffle_categories_nb(seed, game, pile, pile_n, n_cards):
     """The game's first category pile: every category and action card, shuffled."""
     for i in range(n_cards):
@@ -172,7 +172,7 @@ def draw_category_card_nb(seed, game, pile, discards, in_use, pile_n):
     return card, shuffled
 
 
-@njit
+@borrowing
 def end_turn_nb(discards, in_use, pile_n):
     """The category and action cards used in a reader's turn go to the discards."""
     for i in range(pile_n[PN_CAT_IN_USE]):
@@ -183,7 +183,7 @@ def end_turn_nb(discards, in_use, pile_n):
 
 # ------------------------------------------------------------------------------ invariants
 
-@njit
+@borrowing
 def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards, pile_n, seen):
     """Every letter card is in exactly one place: the pile, the discards, a hand, or on the table
     (a remise's card); hand sizes and kind sets match the hands."""
@@ -209,7 +209,7 @@ def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards,
     return True
 
 
-@njit
+@borrowing
 def categories_conserved_nb(n_cards, pile, discards, in_use, pile_n, seen):
     seen[:] = 0
     for i in range(pile_n[PN_CAT_PILE]):

@@ -18,7 +18,7 @@ in the hot loop (each would cost a reference count).
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wieweetwat.enums import HAND_MASK, LETTER_BITS, N_LETTERS, NO_TIME, WWW
 
@@ -48,7 +48,7 @@ def exponential_nb(rngs, i, rate):
     return -np.log(1.0 - uniform01_nb(rngs, i)) / rate
 
 
-@njit
+@borrowing
 def kth_arrival_nb(rngs, i, rate, k):
     """The time of the k-th arrival of a Poisson process with `rate` (k >= 1): Gamma(k, rate)."""
     t = 0.0
@@ -57,7 +57,7 @@ def kth_arrival_nb(rngs, i, rate, k):
     return t
 
 
-@njit
+@borrowing
 def player_rate_nb(breadth, vocabulary, speed):
     """A player's rate of answers in a category over all initial letters (the shares sum to 1)."""
     return breadth * vocabulary * speed
@@ -152,7 +152,7 @@ def is_wrong_nb(rngs, i, error_rate):
     return uniform01_nb(rngs, i) < error_rate
 
 
-@njit
+@borrowing
 def follow_up_count_nb(rngs, i, letter_rate, copies, window):
     """How many more cards of the letter follow the first one: the k-th further distinct answer
     arrives at the k-th arrival of the letter's process after the first answer, and counts while it
