@@ -1,7 +1,10 @@
 """The table: every array a batch of games works on, as fields of one numpy record made once per
 batch. Helpers receive views of its fields: views of a record own no memory, so handing them to a
-helper costs no reference count (arrays the kernel allocated itself would cost an atomic increment
-and decrement per array per call, which measured at more than half of a game's time).
+helper costs no atomic reference count (arrays the kernel allocated itself would cost an atomic
+increment and decrement per array per call, which measured at more than half of a game's time).
+Numba still calls NRT_incref/NRT_decref on such views (they return at once, but each call spills
+the floating-point registers): the round's helpers are compiled by kernels.jit.borrowing, with no
+reference counting at all.
 """
 import numpy as np
 
