@@ -56,6 +56,11 @@ _install_kernel_tree_locator()
 njit = numba.njit(nogil=True, error_model="numpy")
 inline = numba.njit(nogil=True, error_model="numpy", inline="always")
 kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
+# `borrowing` is `njit` without Numba's reference counting (its NRT off), for helpers that only
+# index arrays their caller keeps alive and allocate nothing (allocating fails to compile): there,
+# passing an array, or inlining an `inline` helper that takes one, costs no NRT_incref/NRT_decref
+# call (each a real call, which forces every live floating-point value out to the stack)
+borrowing = numba.njit(nogil=True, error_model="numpy", _nrt=False)
 
 
 @njit

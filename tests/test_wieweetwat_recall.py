@@ -12,7 +12,8 @@ import pytest
 from scipy import stats
 
 from kernels.jit import njit
-from kernels.wieweetwat.enums import N_KINDS, NO_TIME, WWW
+from kernels.wieweetwat.enums import HAND_MASK, HAND_WIDTH, NO_TIME, WWW
+from kernels.wieweetwat.piles_nb import kind_set_nb
 from kernels.wieweetwat.recall_nb import (
     exponential_nb,
     first_answer_nb,
@@ -81,10 +82,11 @@ def remise_share_nb(rngs, hands, rate, share, window, n):
 
 
 def hand(*letters, www=0):
-    h = np.zeros((1, N_KINDS), np.int64)
+    h = np.zeros((1, HAND_WIDTH), np.int64)
     for c in letters:
         h[0, LETTERS.index(c)] += 1
     h[0, WWW] = www
+    h[0, HAND_MASK] = kind_set_nb(h, 0)
     return h
 
 

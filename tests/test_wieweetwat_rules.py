@@ -19,6 +19,7 @@ from kernels.wieweetwat.piles_nb import (
     draw_category_card_nb,
     draw_letter_nb,
     end_turn_nb,
+    kind_set_nb,
     letters_conserved_nb,
 )
 from kernels.wieweetwat.policies_nb import (
@@ -36,12 +37,20 @@ SHARE = np.array([INITIAL_SHARE[k] for k in LETTERS])
 
 
 def hands_of(*hands):
-    """hands_of("abc", "", "ss*") -> a [6, 27] count array (`*` = the Wie Weet Wat card)."""
-    h = np.zeros((E.MAX_PLAYERS, E.N_KINDS), np.int64)
+    """hands_of("abc", "", "ss*") -> ([6, HAND_WIDTH] hand rows (counts of the 27 kinds, `*` = the
+    Wie Weet Wat card, then the kind set), hand sizes)."""
+    h = np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)
     for s, text in enumerate(hands):
         for c in text:
             h[s, E.WWW if c == "*" else LETTERS.index(c)] += 1
-    return h, h.sum(axis=1)
+        h[s, E.HAND_MASK] = kind_set_nb(h, s)
+    return h, h[:, :E.N_KINDS].sum(axis=1)
+
+
+def kind_sets_follow(h):
+    """Every hand's kind set column still says which kinds it holds."""
+    return all(h[s, E.HAND_MASK] == sum(1 << k for k in range(E.N_KINDS) if h[s, k])
+               for s in range(E.MAX_PLAYERS))
 
 
 def text_of(h, s):
@@ -56,18 +65,18 @@ def rngs():
 
 def test_rotonde_passes_every_hand_to_the_next_player():
     h, n = hands_of("ab", "c", "ddd*", "")
-    rotonde_nb(h, n, 4, np.zeros(E.N_KINDS, np.int64))
+    rotonde_nb(h, n, 4, np.zeros(E.HAND_WIDTH, np.int64))
     assert [text_of(h, s) for s in range(4)] == ["", "ab", "c", "ddd*"]
-    assert n[:4].tolist() == [0, 2, 1, 4]
+    assert n[:4].tolist() == [0, 2, 1, 4] and kind_sets_follow(h)
 
 
 def test_verkiezingspartij_everyone_takes_one_card_from_the_left_at_once():
     h, n = hands_of("aa", "b", "", "cc")
-    verkiezingspartij_nb(rngs(), h, n, 4, np.zeros(E.N_KINDS, np.int64), None, np.zeros(1, np.int64))
+    verkiezingspartij_nb(rngs(), h, n, 4, np.zeros(E.HAND_WIDTH, np.int64), None, np.zeros(1, np.int64))
     # seat 0 takes seat 1's only card, seat 1 takes nothing from the empty seat 2,
     # seat 2 takes a c from seat 3, seat 3 takes an a from seat 0
     assert [text_of(h, s) for s in range(4)] == ["ab", "", "c", "ac"]
-    assert n[:4].tolist() == [2, 0, 1, 2]
+    assert n[:4].tolist() == [2, 0, 1, 2] and kind_sets_follow(h)
 
 
 def test_a_card_taken_unseen_comes_from_the_victims_hand():
@@ -78,7 +87,7 @@ def test_a_card_taken_unseen_comes_from_the_victims_hand():
         h2, n2 = h.copy(), n.copy()
         kind = take_card_nb(r, h2, n2, 0, 1, None, np.zeros(1, np.int64))
         seen.add(LETTERS[kind])
-        assert n2[0] == 1 and n2[1] == 2 and h2[0, kind] == 1
+        assert n2[0] == 1 and n2[1] == 2 and h2[0, kind] == 1 and kind_sets_follow(h2)
     assert seen == {"a", "b"}
     assert take_card_nb(r, h, n, 1, 0, None, np.zeros(1, np.int64)) == -1  # an empty hand
 
@@ -91,6 +100,7 @@ def test_pechvogel_swaps_with_the_player_holding_the_most():
     h, n = hands_of("ab", "cde*")
     swap_hands_nb(h, n, 0, 1)
     assert (text_of(h, 0), text_of(h, 1), n[0], n[1]) == ("cde*", "ab", 4, 2)
+    assert kind_sets_follow(h)
 
 
 def test_te_veel_keuze_targets_by_policy_and_never_takes_a_last_card_needlessly():
@@ -203,6 +213,9 @@ def test_the_conservation_check_catches_a_lost_card():
     pending = np.full(E.MAX_PLAYERS, -1)
     seen = np.zeros(E.N_KINDS, np.int64)
     assert letters_conserved_nb(deck, h, n, 2, pending, pile, pile, pile_n, seen)
+    h[0, E.HAND_MASK] = 0  # a kind set that forgot the hand's letters
+    assert not letters_conserved_nb(deck, h, n, 2, pending, pile, pile, pile_n, seen)
+    h[0, E.HAND_MASK] = kind_set_nb(h, 0)
     h[1, LETTERS.index("c")] = 0
     assert not letters_conserved_nb(deck, h, n, 2, pending, pile, pile, pile_n, seen)
 

@@ -6,19 +6,26 @@ a uniformly random card, drawn from the taker's seat stream.
 Grote Kans and Vicieuze cirkel need a category and the recall model: the driver plays them
 (play_nb.py) with `circle_nb` below for the Vicieuze cirkel's answers.
 """
-from kernels.jit import njit
-from kernels.wieweetwat.enums import EV_CIRCLE, EV_MOVE, N_KINDS, SF_ERROR_RATE
+from kernels.jit import borrowing, inline
+from kernels.wieweetwat.enums import EV_CIRCLE, EV_MOVE, HAND_WIDTH, SF_ERROR_RATE
 from kernels.wieweetwat.piles_nb import add_card_nb, random_card_nb, remove_card_nb
 from kernels.wieweetwat.recall_nb import exponential_nb, is_wrong_nb
 from kernels.wieweetwat.trace_nb import ev_nb, ms_nb
 
 
-@njit
+@inline
+def seat_after_nb(seat, k, n):
+    """The seat k places clockwise from `seat` (0 <= k < n): a compare, not a division."""
+    p = seat + k
+    return p - n if p >= n else p
+
+
+@borrowing
 def left_of_nb(seat, n):
-    return seat + 1 if seat + 1 < n else 0
+    return seat_after_nb(seat, 1, n)
 
 
-@njit
+@borrowing
 def take_card_nb(rngs, hands, hand_n, taker, victim, trace, at):
     """`taker` takes a random letter card from `victim` (Verloren geluk, Te veel keuze); the kind
     taken, or -1 when the victim's hand is empty."""
@@ -31,22 +38,23 @@ def take_card_nb(rngs, hands, hand_n, taker, victim, trace, at):
     return kind
 
 
-@njit
+@borrowing
 def rotonde_nb(hands, hand_n, n, tmp):
-    """Every player passes all letter cards to the next player clockwise (seat s to seat s+1)."""
-    for kind in range(N_KINDS):
+    """Every player passes all letter cards to the next player clockwise (seat s to seat s+1).
+    `tmp` holds a hand row (HAND_WIDTH)."""
+    for kind in range(HAND_WIDTH):
         tmp[kind] = hands[n - 1, kind]
     last_n = hand_n[n - 1]
     for s in range(n - 1, 0, -1):
-        for kind in range(N_KINDS):
+        for kind in range(HAND_WIDTH):
             hands[s, kind] = hands[s - 1, kind]
         hand_n[s] = hand_n[s - 1]
-    for kind in range(N_KINDS):
+    for kind in range(HAND_WIDTH):
         hands[0, kind] = tmp[kind]
     hand_n[0] = last_n
 
 
-@njit
+@borrowing
 def verkiezingspartij_nb(seat_rng, hands, hand_n, n, taken, trace, at):
     """All players at once take a letter card from the player to their left: each card is picked
     from the hands as they were before anyone took (a player with an empty hand gives nothing)."""
@@ -65,21 +73,21 @@ def verkiezingspartij_nb(seat_rng, hands, hand_n, n, taken, trace, at):
             ev_nb(trace, at, EV_MOVE, s, left_of_nb(s, n), s, taken[s], 0, 0, 0)
 
 
-@njit
+@borrowing
 def pechvogel_partner_nb(seat, hand_n, n):
     """The player with the most letter cards, if that is more than the reader holds (ties: the first
     clockwise from the reader); -1 when nobody holds more than the reader."""
     best = -1
     for k in range(1, n):
-        p = (seat + k) % n
+        p = seat_after_nb(seat, k, n)
         if hand_n[p] > hand_n[seat] and (best < 0 or hand_n[p] > hand_n[best]):
             best = p
     return best
 
 
-@njit
+@borrowing
 def swap_hands_nb(hands, hand_n, a, b):
-    for kind in range(N_KINDS):
+    for kind in range(HAND_WIDTH):
         x = hands[a, kind]
         hands[a, kind] = hands[b, kind]
         hands[b, kind] = x
@@ -88,7 +96,7 @@ def swap_hands_nb(hands, hand_n, a, b):
     hand_n[b] = x
 
 
-@njit
+@borrowing
 def circle_nb(seat_rng, reader, n, breadth, rates, seat_f, pool, time_limit, trace, at):
     """Vicieuze cirkel: the reader answers first, then every player clockwise names a new answer, any
     initial letter. Player p's rate is breadth x rates[p] (vocabulary x speed) x (1 - answers so far

@@ -3,7 +3,8 @@ trace events and the output record. Integers and one numpy record dtype, so the 
 nopython and cacheable. Status codes are the shared ones of kernels/status.py.
 
 A letter card is its kind: 0..25 the letters a..z, 26 (WWW) the Wie Weet Wat card. A hand is a row
-of N_KINDS counts. A category card is an index into the category deck: cards 0..n_cards-1 carry
+of HAND_WIDTH: N_KINDS counts, then (column HAND_MASK) the set of kinds it holds, bit k while count
+k > 0, so that the recall model visits only the letters held. A category card is an index into the category deck: cards 0..n_cards-1 carry
 four categories each (category 4*card + slot of the categories data input), the cards after them
 are action cards whose kind (A_*) the driver reads from a table.
 """
@@ -12,6 +13,9 @@ import numpy as np
 N_LETTERS = 26
 WWW = 26  # the Wie Weet Wat card's kind
 N_KINDS = 27
+HAND_MASK = N_KINDS  # the hand row's column of the kinds held (a bit set)
+HAND_WIDTH = N_KINDS + 1
+LETTER_BITS = (1 << N_LETTERS) - 1  # the letters of a hand's kind set (not the Wie Weet Wat card)
 LETTER_NAMES = "abcdefghijklmnopqrstuvwxyz"
 KIND_NAMES = tuple(LETTER_NAMES) + ("www",)
 CATEGORIES_PER_CARD = 4

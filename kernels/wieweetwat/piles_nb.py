@@ -8,10 +8,13 @@ from extra_stream_nb(seed, game, k). Category cards drawn in a reader's turn sta
 turn ends (they go to the discards then); only when the pile and the discards are both empty are the
 cards in use shuffled back too.
 """
+import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline
 from kernels.rng_nb import deal_stream_nb, extra_stream_nb, next_word_nb, uniform_nb
 from kernels.wieweetwat.enums import (
+    HAND_MASK,
+    HAND_WIDTH,
     N_KINDS,
     PN_CAT_DISCARDS,
     PN_CAT_IN_USE,
@@ -25,7 +28,7 @@ from kernels.wieweetwat.enums import (
 from kernels.wieweetwat.recall_nb import randint_at_nb
 
 
-@njit
+@borrowing
 def shuffle_from_nb(state, a, n):
     """Fisher-Yates shuffle of a[:n] from a stream's initial state (the same order as
     rng_nb.shuffle_nb on that stream, without an array to hold the state)."""
@@ -39,7 +42,7 @@ def shuffle_from_nb(state, a, n):
 
 # ------------------------------------------------------------------------------ hands
 
-@njit
+@borrowing
 def hand_size_nb(hands, seat):
     total = 0
     for kind in range(N_KINDS):
@@ -50,16 +53,28 @@ def hand_size_nb(hands, seat):
 @inline
 def add_card_nb(hands, hand_n, seat, kind):
     hands[seat, kind] += 1
+    hands[seat, HAND_MASK] |= 1 << kind
     hand_n[seat] += 1
 
 
 @inline
 def remove_card_nb(hands, hand_n, seat, kind):
-    hands[seat, kind] -= 1
+    left = hands[seat, kind] - 1
+    hands[seat, kind] = left
+    hands[seat, HAND_MASK] &= ~(np.int64(left == 0) << kind)  # branch-free: the last copy clears
     hand_n[seat] -= 1
 
 
-@njit
+@borrowing
+def kind_set_nb(hands, seat):
+    """The set of kinds a hand holds, from its counts (what column HAND_MASK must be)."""
+    held = 0
+    for kind in range(N_KINDS):
+        held |= np.int64(hands[seat, kind] > 0) << kind
+    return held
+
+
+@borrowing
 def random_card_nb(rngs, taker, hands, seat):
     """The kind of a uniformly random card of seat's hand (at least one card; a card taken unseen),
     drawn from the taker's stream."""
@@ -73,7 +88,7 @@ def random_card_nb(rngs, taker, hands, seat):
 
 # ------------------------------------------------------------------------------ the letter pile
 
-@njit
+@borrowing
 def deal_round_nb(seed, game, rnd, deck, n_deck, pile, pile_n, hands, hand_n, n, hand_size):
     """Shuffle every letter card into the pile (round `rnd`'s deal stream) and deal `hand_size`
     cards to each seat, seat 0 first. The discards start empty."""
@@ -83,7 +98,7 @@ def deal_round_nb(seed, game, rnd, deck, n_deck, pile, pile_n, hands, hand_n, n,
     top = n_deck
     for s in range(n):
         hand_n[s] = 0
-        for kind in range(N_KINDS):
+        for kind in range(HAND_WIDTH):
             hands[s, kind] = 0
         for _ in range(hand_size):
             top -= 1
@@ -122,7 +137,7 @@ def discard_letter_nb(discards, pile_n, kind):
 
 # ------------------------------------------------------------------------------ the category pile
 
-@njit
+@borrowing
 def shuffle_categories_nb(seed, game, pile, pile_n, n_cards):
     """The game's first category pile: every category and action card, shuffled."""
     for i in range(n_cards):
@@ -157,7 +172,7 @@ def draw_category_card_nb(seed, game, pile, discards, in_use, pile_n):
     return card, shuffled
 
 
-@njit
+@borrowing
 def end_turn_nb(discards, in_use, pile_n):
     """The category and action cards used in a reader's turn go to the discards."""
     for i in range(pile_n[PN_CAT_IN_USE]):
@@ -168,10 +183,10 @@ def end_turn_nb(discards, in_use, pile_n):
 
 # ------------------------------------------------------------------------------ invariants
 
-@njit
+@borrowing
 def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards, pile_n, seen):
     """Every letter card is in exactly one place: the pile, the discards, a hand, or on the table
-    (a remise's card); hand sizes match the hands."""
+    (a remise's card); hand sizes and kind sets match the hands."""
     seen[:] = 0
     for i in range(pile_n[PN_LETTER_PILE]):
         seen[pile[i]] += 1
@@ -184,7 +199,7 @@ def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards,
                 return False
             seen[kind] += hands[s, kind]
             total += hands[s, kind]
-        if total != hand_n[s]:
+        if total != hand_n[s] or hands[s, HAND_MASK] != kind_set_nb(hands, s):
             return False
         if pending[s] >= 0:
             seen[pending[s]] += 1
@@ -194,7 +209,7 @@ def letters_conserved_nb(deck_counts, hands, hand_n, n, pending, pile, discards,
     return True
 
 
-@njit
+@borrowing
 def categories_conserved_nb(n_cards, pile, discards, in_use, pile_n, seen):
     seen[:] = 0
     for i in range(pile_n[PN_CAT_PILE]):

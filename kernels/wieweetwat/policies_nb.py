@@ -9,7 +9,8 @@ cards are counted on the table), the categories on the card it reads and their b
 The joker decision (`joker_use`, `joker_patience`) is part of the recall model's first answer
 (recall_nb.first_answer_nb).
 """
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline
+from kernels.wieweetwat.actions_nb import seat_after_nb
 from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
     COUNTER_ALWAYS,
@@ -39,7 +40,7 @@ def choose_category_nb(rngs, seat, policy, breadth, card):
     return randint_at_nb(rngs, seat, CATEGORIES_PER_CARD)
 
 
-@njit
+@borrowing
 def choose_target_nb(rngs, target, seat, hand_n, n):
     """The opponent Te veel keuze takes a card from: the one with the fewest cards, the most, or a
     random one; never a player with one card while another has more (taking a last card would hand
@@ -48,19 +49,19 @@ def choose_target_nb(rngs, target, seat, hand_n, n):
     floor = 2
     count = 0
     for k in range(1, n):
-        if hand_n[(seat + k) % n] >= 2:
+        if hand_n[seat_after_nb(seat, k, n)] >= 2:
             count += 1
     if count == 0:
         floor = 1
         for k in range(1, n):
-            if hand_n[(seat + k) % n] >= 1:
+            if hand_n[seat_after_nb(seat, k, n)] >= 1:
                 count += 1
         if count == 0:
             return -1
     if target == TARGET_FEWEST_CARDS or target == TARGET_MOST_CARDS:
         best = -1
         for k in range(1, n):
-            p = (seat + k) % n
+            p = seat_after_nb(seat, k, n)
             if hand_n[p] < floor:
                 continue
             if best < 0 or ((hand_n[p] < hand_n[best]) if target == TARGET_FEWEST_CARDS
@@ -69,7 +70,7 @@ def choose_target_nb(rngs, target, seat, hand_n, n):
         return best
     pick = randint_at_nb(rngs, seat, count)
     for k in range(1, n):
-        p = (seat + k) % n
+        p = seat_after_nb(seat, k, n)
         if hand_n[p] >= floor:
             if pick == 0:
                 return p
@@ -88,7 +89,7 @@ def wants_counter_nb(counter, attacker, attacked, hand_n):
     return False
 
 
-@njit
+@borrowing
 def choose_extras_nb(shed, times, share, limit, most, chosen):
     """Grote Kans's extra cards: among the letters whose answer came within `limit` seconds
     (times[l], NO_TIME for letters not held), at most `most`, the earliest first (`earliest`) or the

@@ -11,13 +11,14 @@ SS_*, AS_*, GS_*).
 """
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline
 from kernels.status import CARDS_LOST, INVARIANT, OK, TOO_LONG
 from kernels.wieweetwat.actions_nb import (
     circle_nb,
     left_of_nb,
     pechvogel_partner_nb,
     rotonde_nb,
+    seat_after_nb,
     swap_hands_nb,
     take_card_nb,
     verkiezingspartij_nb,
@@ -143,7 +144,7 @@ def draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at):
 def round_winner_nb(start, hands_n, pending, n):
     """The first seat clockwise from `start` with no letter card in hand or on the table, or -1."""
     for k in range(n):
-        p = (start + k) % n
+        p = seat_after_nb(start, k, n)
         if hands_n[p] == 0 and pending[p] < 0:
             return p
     return -1
@@ -154,7 +155,7 @@ def leader_nb(reader, hand_n, n):
     """The reader's opponent with the fewest letter cards (ties: the first clockwise)."""
     best = -1
     for k in range(1, n):
-        p = (reader + k) % n
+        p = seat_after_nb(reader, k, n)
         if best < 0 or hand_n[p] < hand_n[best]:
             best = p
     return best
@@ -177,7 +178,7 @@ def draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n, qu
     return card, queue_n
 
 
-@njit
+@borrowing
 def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, piles, stats, queue,
                          tmp, trace, at):
     """The action cards of the queue, one by one in the order drawn, before the category is read.
@@ -260,7 +261,7 @@ def follow_ups_nb(rngs, seat, letter, rate, window, hands, hand_n, ldisc, pile_n
         ev_nb(trace, at, EV_FOLLOW, seat, letter, 0, ms_nb(t), 0, 0, 0)
 
 
-@njit
+@borrowing
 def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, hands, hand_n, ldisc, pile_n,
                          seat_stats, letter_stats, times, chosen, trace, at):
     """Grote Kans: after winning, up to `most` more letter cards of any letters within `limit`
@@ -290,7 +291,7 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
     attacker = -1
     best = NO_TIME
     for k in range(1, n):
-        a = (winner + k) % n
+        a = seat_after_nb(winner, k, n)
         if a == reader or hands[a, WWW] == 0:
             continue
         if not wants_counter_nb(seat_i[a, SI_COUNTER], a, winner, hand_n):
@@ -316,7 +317,7 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
     penalty_nb(seed, game, rnd, winner, hands, hand_n, lpile, ldisc, pile_n, seat_stats, trace, at)
 
 
-@njit
+@borrowing
 def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratch, checks, trace,
                   at):
     """One round, reader's turn after reader's turn until a player has no letter card left. A turn:

@@ -1,12 +1,16 @@
 """The table: every array a batch of games works on, as fields of one numpy record made once per
 batch. Helpers receive views of its fields: views of a record own no memory, so handing them to a
-helper costs no reference count (arrays the kernel allocated itself would cost an atomic increment
-and decrement per array per call, which measured at more than half of a game's time).
+helper costs no atomic reference count (arrays the kernel allocated itself would cost an atomic
+increment and decrement per array per call, which measured at more than half of a game's time).
+Numba still calls NRT_incref/NRT_decref on such views (they return at once, but each call spills
+the floating-point registers): the round's helpers are compiled by kernels.jit.borrowing, with no
+reference counting at all.
 """
 import numpy as np
 
 from kernels.jit import njit
 from kernels.wieweetwat.enums import (
+    HAND_WIDTH,
     MAX_PLAYERS,
     MAX_QUEUE,
     N_ACTION_STATS,
@@ -38,7 +42,7 @@ TABLE_DTYPE = np.dtype([
     ("card_action", np.int64, MAX_CAT_CARDS),  # per category deck card: the action kind or -1
     ("deck", np.int64, MAX_LETTER_CARDS),  # the letter cards, one entry each
     ("deck_counts", np.int64, N_KINDS),
-    ("hands", np.int64, (MAX_PLAYERS, N_KINDS)),
+    ("hands", np.int64, (MAX_PLAYERS, HAND_WIDTH)),
     ("hand_n", np.int64, MAX_PLAYERS),
     ("pending", np.int64, MAX_PLAYERS),  # a remise player's card on the table, or -1
     ("restrict", np.int64, MAX_PLAYERS),  # a remise player's letter (or WWW), or -1
@@ -61,7 +65,7 @@ TABLE_DTYPE = np.dtype([
     ("letters", np.int64, MAX_PLAYERS),
     ("wrong", np.int64, MAX_PLAYERS),
     ("queue", np.int64, MAX_QUEUE),
-    ("tmp", np.int64, N_KINDS),
+    ("tmp", np.int64, HAND_WIDTH),  # a hand row (Rotonde), a card per seat
     ("letter_times", np.float64, N_KINDS),
     ("chosen", np.int64, N_KINDS),
     ("seen", np.int64, MAX_CAT_CARDS),

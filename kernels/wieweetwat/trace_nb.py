@@ -3,11 +3,11 @@ that the round's helpers can append without returning it. A None trace (a batch)
 compile to nothing."""
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import borrowing
 from kernels import trace_nb
 
 
-@njit
+@borrowing
 def ev_nb(trace, at, code, seat, a, b, c, d, e, f):
     """Append one row while it fits (the last row is kept free for EV_END); at[0] counts every row
     asked for, so the driver sees an overflow."""
@@ -16,18 +16,18 @@ def ev_nb(trace, at, code, seat, a, b, c, d, e, f):
     at[0] = trace_nb.trace_row_nb(trace, at[0], code, seat, a, b, c, d, e, f)
 
 
-@njit
+@borrowing
 def tracing_nb(trace):
     return trace_nb.traced_nb(trace)
 
 
-@njit
+@borrowing
 def ms_nb(seconds):
     """A time in whole milliseconds for the trace (int32-safe)."""
     return np.int64(min(seconds, 2.0e6) * 1000.0 + 0.5)
 
 
-@njit
+@borrowing
 def trace_full_nb(trace, at):
     """Whether the rows asked for left no room for EV_END (False for a batch)."""
     return trace_nb.trace_full_nb(trace, at[0])

@@ -1,8 +1,14 @@
 """Wie Weet Wat's own report parts: the first reader of each round, how much skill decides (win
 share against a seat's vocabulary x speed relative to the table), which letters are hard to shed,
-the value of holding a Wie Weet Wat card, and each action card's swing; OUTCOMES for the variant
-comparison (game length, remises, counter-attacks), through which arms that differ in the action
-mix show the action cards' effect on the game's length.
+the value of holding a Wie Weet Wat card, and each action card's swing and game length; OUTCOMES
+for the variant comparison (game length, remises, counter-attacks), through which arms that differ
+in the action mix show the action cards' effect on the game's length as an experiment.
+
+Within one arm the action cards' link with game length is observational (``action_length``): the
+mean length of games by how many cards of each action they drew, and a least-squares regression
+of the categories read on the seven per-game counts with robust (HC1) intervals, each game its
+own cluster. A swing is a ratio of sums over games (its interval by the delta method, each game a
+cluster).
 
 Columns (docs/schema.md): first_reader_rounds_won, categories, remises, passes, per seat
 www_rounds / www_rounds_won / jokers / counter_attacks, per action actions_drawn /
@@ -25,7 +31,7 @@ from reports.context import Context
 from reports.dataset import Arm
 from reports.model import Section, Table
 from reports.sections.first_player import seat_stats
-from reports.stats import mean_interval, wilson
+from reports.stats import Estimate, mean_interval, wilson
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 KINDS = [c.upper() for c in LETTERS] + ["WWW"]
@@ -76,6 +82,12 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
                          ("action_leader_change", "leader")):
             sums[f"{key}{a}"] = pl.col(col).list.get(a).cast(pl.Float64)
         moments[f"drawn{a}"] = pl.col("actions_drawn").list.get(a).cast(pl.Float64)
+        x = pl.col("actions_drawn").list.get(a).cast(pl.Float64)
+        sums[f"xx{a}"] = x * x
+        for col, key in (("action_self_change", "self"), ("action_leader_change", "leader")):
+            y = pl.col(col).list.get(a).cast(pl.Float64)
+            sums[f"{key}_yy{a}"] = y * y
+            sums[f"{key}_xy{a}"] = x * y
     aggs = [pl.len().alias("games")]
     for k, e in moments.items():
         aggs += [e.mean().alias(f"{k}:mean"), e.var().alias(f"{k}:var")]
@@ -97,6 +109,23 @@ def seat_params(ctx: Context, arm: Arm) -> list[dict]:
 
 def skill(params: dict) -> float:
     return float(params.get("vocabulary", 1.0)) * float(params.get("speed", 1.0))
+
+
+def ratio_interval(sum_y: float, sum_x: float, sum_yy: float, sum_xy: float, sum_xx: float,
+                   n: int) -> Estimate:
+    """sum(y) / sum(x) over n games (per-card mean of y when x counts the cards), its interval by the
+    delta method with each game a cluster: se = sqrt(sum((y - R x)^2) / (n (n - 1))) / mean(x)."""
+    if sum_x <= 0 or n < 1:
+        return mean_interval(math.nan, math.nan, n)
+    r = sum_y / sum_x
+    spread = max(sum_yy - 2 * r * sum_xy + r * r * sum_xx, 0.0) / max(n - 1, 1)
+    # mean_interval takes a per-game variance: the ratio's se^2 x n
+    return mean_interval(r, spread / (sum_x / n) ** 2, n, method="ratio, games as clusters")
+
+
+def _swing(r: dict, key: str, a: int, n: int) -> Estimate:
+    return ratio_interval(r[f"{key}{a}:sum"], r[f"drawn{a}:sum"], r[f"{key}_yy{a}:sum"],
+                          r[f"{key}_xy{a}:sum"], r[f"xx{a}:sum"], n)
 
 
 def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
@@ -121,6 +150,8 @@ def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
         "drawn_per_game": [_mean(r, f"drawn{a}") for a in range(7)],
         "self": np.array([r[f"self{a}:sum"] for a in range(7)]),
         "leader": np.array([r[f"leader{a}:sum"] for a in range(7)]),
+        "self_swing": [_swing(r, "self", a, games) for a in range(7)],
+        "leader_swing": [_swing(r, "leader", a, games) for a in range(7)],
         "skills": [skill(p) for p in seat_params(ctx, arm)],
         "params": seat_params(ctx, arm),
     }
@@ -140,6 +171,89 @@ def wieweetwat_stats(ctx: Context) -> dict[str, dict]:
         rows = {r["arm"]: r for r in _query(ctx, arms).collect().iter_rows(named=True)}
         return {a.name: _arm_stats(ctx, a, rows[a.name]) for a in arms if a.name in rows}
     return ctx.cached(("wieweetwat", "stats"), run)
+
+
+# -- game length against the action cards drawn, within an arm (observational) ------------------------
+BINS = ("fewer", "about as many", "more")  # cards drawn against the arm's mean per game
+BIN_EDGES = (0.75, 1.25)  # ... as fractions of that mean
+
+
+def _drawn(a: int) -> pl.Expr:
+    return pl.col("actions_drawn").list.get(a).cast(pl.Float64)
+
+
+def _length_by_count(ctx: Context, arm: str, means: dict[int, float]) -> dict:
+    """{(action, bin): Estimate of categories per game} over the arm's games, binned by the cards of
+    the action drawn against the arm's mean (BINS, BIN_EDGES)."""
+    scan = ctx.scan.filter(pl.col("arm") == arm)
+    length = pl.col("categories").cast(pl.Float64)
+    parts = []
+    for a, mean in means.items():
+        lo, hi = BIN_EDGES[0] * mean, BIN_EDGES[1] * mean
+        which = pl.when(_drawn(a) < lo).then(0).when(_drawn(a) > hi).then(2).otherwise(1)
+        parts.append(scan.group_by(which.cast(pl.Int64).alias("bin"))
+                     .agg(length.mean().alias("mean"), length.var().alias("var"), pl.len().alias("games"))
+                     .with_columns(pl.lit(a).cast(pl.Int64).alias("action")))
+    out = {}
+    if parts:
+        for r in pl.concat(parts).collect().iter_rows(named=True):
+            out[(r["action"], r["bin"])] = mean_interval(r["mean"], r["var"], int(r["games"]), lower=0.0)
+    return out
+
+
+def _length_regression(ctx: Context, arm: str, actions: list[int]) -> dict | None:
+    """Least squares of categories per game on an intercept and the per-game counts of `actions`,
+    with HC1 (heteroskedasticity-robust, each game its own cluster) standard errors: two passes
+    over the arm's rows, sums of products only."""
+    scan = ctx.scan.filter(pl.col("arm") == arm)
+    ones = pl.col("rounds").cast(pl.Float64) ** 0  # a column of 1.0 (a literal would sum to 1)
+    xs = [ones] + [_drawn(a) for a in actions]
+    y = pl.col("categories").cast(pl.Float64)
+    k = len(xs)
+    pairs = [(i, j) for i in range(k) for j in range(i, k)]
+    first = scan.select([pl.len().alias("n")] + [(xs[i] * xs[j]).sum().alias(f"x{i}_{j}") for i, j in pairs]
+                        + [(xs[i] * y).sum().alias(f"y{i}") for i in range(k)]).collect().row(0, named=True)
+    n = int(first["n"])
+    if n <= k:
+        return None
+    xtx = np.zeros((k, k))
+    for i, j in pairs:
+        xtx[i, j] = xtx[j, i] = first[f"x{i}_{j}"]
+    if np.linalg.matrix_rank(xtx) < k:
+        return None
+    inv = np.linalg.inv(xtx)
+    beta = inv @ np.array([first[f"y{i}"] for i in range(k)])
+    resid = y - sum(float(b) * x for b, x in zip(beta, xs))
+    second = scan.select([(resid * resid * xs[i] * xs[j]).sum().alias(f"m{i}_{j}")
+                          for i, j in pairs]).collect().row(0, named=True)
+    meat = np.zeros((k, k))
+    for i, j in pairs:
+        meat[i, j] = meat[j, i] = second[f"m{i}_{j}"]
+    cov = inv @ meat @ inv * n / (n - k)
+    coef = {}
+    for pos, a in enumerate(actions, start=1):
+        se = math.sqrt(max(cov[pos, pos], 0.0))
+        # mean_interval's se is sqrt(var / n): hand it var = se^2 n
+        coef[a] = mean_interval(float(beta[pos]), se * se * n, n, method="OLS, HC1")
+    return {"games": n, "intercept": float(beta[0]), "coef": coef}
+
+
+def action_length(ctx: Context, stats: dict) -> dict:
+    """{arm: {"by_count": {(action, count): Estimate}, "fit": regression or None}}, cached."""
+    def run():
+        out = {}
+        for name, s in stats.items():
+            means = {a: s["drawn_per_game"][a].value for a in range(7) if s["drawn"][a] > 0}
+            varied = [a for a in means if _varies(s["drawn_per_game"][a])]
+            out[name] = {"by_count": _length_by_count(ctx, name, means),
+                         "fit": _length_regression(ctx, name, varied) if varied else None}
+        return out
+    return ctx.cached(("wieweetwat", "action_length"), run)
+
+
+def _varies(est: Estimate) -> bool:
+    """Whether a per-game count varies over the games (its interval has width)."""
+    return bool(np.isfinite(est.lo) and est.hi > est.lo)
 
 
 # -- sections ------------------------------------------------------------------------------------------
@@ -276,41 +390,94 @@ def _www_section(ctx: Context, stats: dict) -> Section:
 def _actions_section(ctx: Context, stats: dict) -> Section:
     sec = Section(key=ctx.key("wieweetwat.actions"), title="Action cards: swing and game length", level=3,
                   notes=["Swing = hand size after the action minus before, per card carried out: of "
-                         "the reader, and of the reader's opponent with the fewest cards before it "
-                         "(means over the cards; the per-card spread is not stored, so no interval). "
+                         "the reader, and of the reader's opponent with the fewest cards before it. "
+                         "A swing is the sum over games of the change over the sum of the cards; its "
+                         "95% interval comes from the delta method with each game a cluster (the "
+                         "cards of one game are not independent). "
                          "Grote Kans acts on the next category (its extra cards are counted there, "
-                         "not as its swing). "
-                         "An action's effect on the game's length shows between arms that differ in "
-                         "the action_* rules: the variant comparison's categories and rounds per game."])
-    rows, data = [], {}
+                         "not as its swing).",
+                         "Game length within an arm is observational: a game that lasts longer reads "
+                         "more cards and so draws more action cards of every kind, whatever they do. "
+                         "So the mean length by cards drawn and the regression coefficients mix the "
+                         "action's own effect with that; compare actions with each other (a card "
+                         "that ends games sooner has a lower coefficient than the rest) rather than "
+                         "with zero, and read them as associations. The regression: categories per "
+                         "game on an intercept and the seven per-game counts (actions never drawn, "
+                         "or drawn equally often in every game, left out), least squares with robust "
+                         "HC1 intervals, each game its own cluster. The causal effect of an action "
+                         "mix is measured by arms that differ in the action_* rules: the variant "
+                         "comparison's categories and rounds per game."])
+    lengths = action_length(ctx, stats)
+    rows, count_rows, fit_rows, data = [], [], [], {}
     for name, s in stats.items():
         per = {}
         for a, title in enumerate(ACTIONS):
             d = s["drawn"][a]
             if d <= 0:
                 continue
-            per[title] = {"per_game": s["drawn_per_game"][a].to_dict(),
-                          "self": s["self"][a] / d, "leader": s["leader"][a] / d}
+            own, lead = s["self_swing"][a], s["leader_swing"][a]
+            per[title] = {"per_game": s["drawn_per_game"][a].to_dict(), "self": own.to_dict(),
+                          "leader": lead.to_dict()}
             rows.append([name, title, text.value_ci(s["drawn_per_game"][a]),
-                         text.signed(s["self"][a] / d, 2), text.signed(s["leader"][a] / d, 2)])
+                         text.value_ci(own, signed_values=True), text.value_ci(lead, signed_values=True)])
+        by_count, fit = lengths[name]["by_count"], lengths[name]["fit"]
+        for a, title in enumerate(ACTIONS):
+            if s["drawn"][a] <= 0:
+                continue
+            cells = [by_count.get((a, c)) for c in range(len(BINS))]
+            coef = fit["coef"].get(a) if fit else None
+            count_rows.append([name, title] + [text.value_ci(e) + f" [{text.count(e.n)}]" if e else "-"
+                                               for e in cells])
+            if coef is not None:
+                fit_rows.append([name, title, text.value_ci(coef, signed_values=True),
+                                 text.p_value(coef.p_value)])
+            if title in per:
+                per[title]["length_by_count"] = {BINS[c]: e.to_dict() for c, e in enumerate(cells) if e}
+                if coef is not None:
+                    per[title]["length_coefficient"] = coef.to_dict()
         if per:
             # a shedding game: cards gained are bad for their holder
-            best = max(per, key=lambda t: per[t]["leader"] - per[t]["self"])
-            worst = min(per, key=lambda t: per[t]["leader"] - per[t]["self"])
-            sec.verdicts.append(f"{name}: {text.number(s['categories'].value)} categories and "
-                                f"{text.number(s['rounds'].value)} rounds per game; worst for its "
-                                f"reader against the leader: {worst} (reader "
-                                f"{text.signed(per[worst]['self'], 2)}, leader "
-                                f"{text.signed(per[worst]['leader'], 2)} cards); best: {best} (reader "
-                                f"{text.signed(per[best]['self'], 2)}, leader {text.signed(per[best]['leader'], 2)} "
-                                "cards).")
+            key = {t: per[t]["leader"]["estimate"] - per[t]["self"]["estimate"] for t in per}
+            best, worst = max(key, key=key.get), min(key, key=key.get)
+            sec.verdicts.append(
+                f"{name}: {text.number(s['categories'].value)} categories and "
+                f"{text.number(s['rounds'].value)} rounds per game; worst for its reader against the "
+                f"leader: {worst} (reader {text.value_ci(s['self_swing'][ACTIONS.index(worst)], True)}, "
+                f"leader {text.value_ci(s['leader_swing'][ACTIONS.index(worst)], True)} cards); best: "
+                f"{best} (reader {text.value_ci(s['self_swing'][ACTIONS.index(best)], True)}, leader "
+                f"{text.value_ci(s['leader_swing'][ACTIONS.index(best)], True)} cards).")
+            if fit and fit["coef"]:
+                coefs = fit["coef"]
+                low = min(coefs, key=lambda a: coefs[a].value)
+                high = max(coefs, key=lambda a: coefs[a].value)
+                sec.verdicts.append(
+                    f"{name} (observational): each card drawn goes with "
+                    f"{text.value_ci(coefs[low], True)} categories per game for {ACTIONS[low]} and "
+                    f"{text.value_ci(coefs[high], True)} for {ACTIONS[high]}, the others between; "
+                    "longer games draw more of every card, so compare the actions, not each with 0.")
         else:
             sec.verdicts.append(f"{name}: no action cards in play; {text.number(s['categories'].value)} "
                                 f"categories and {text.number(s['rounds'].value)} rounds per game.")
-        data[name] = per
+        data[name] = {"actions": per, "length_fit": None if not fit else {
+            "games": fit["games"], "intercept": fit["intercept"],
+            "coef": {ACTIONS[a]: e.to_dict() for a, e in fit["coef"].items()}}}
     sec.tables.append(Table("Per action card", ["arm", "action", "cards per game", "reader's swing",
                                                 "leader's swing"], rows,
-                            note="swings in cards; negative = the hand shrinks (good for its holder)"))
+                            note="swings in cards per card carried out, with 95% intervals; negative "
+                                 "= the hand shrinks (good for its holder)"))
+    sec.tables.append(Table("Categories per game by the cards of each action the game drew "
+                            "(observational)", ["arm", "action"] + [f"{b} cards" for b in BINS],
+                            count_rows,
+                            note=f"games that drew fewer than {BIN_EDGES[0]} times the arm's mean "
+                                 f"cards of the action per game, about as many, or more than "
+                                 f"{BIN_EDGES[1]} times: mean categories per game with its 95% "
+                                 "interval [games]"))
+    if fit_rows:
+        sec.tables.append(Table("Categories per game on the cards drawn of each action: regression "
+                                "(observational)", ["arm", "action", "categories per card drawn",
+                                                    "p (coefficient 0)"], fit_rows,
+                                note="least squares with the seven counts together, robust HC1 "
+                                     "intervals; see the note on what the coefficients mix"))
     sec.data = data
     return sec
 
