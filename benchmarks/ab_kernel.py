@@ -76,17 +76,14 @@ def records_by_column(package: str) -> bool:
 def player(package: str, arm):
     """A function (start, count, checked) -> (records, bites) for one version: records as
     [field, game] (older drivers) or an OUT_DTYPE array (one-shape drivers)."""
-    from sim.games._batch import policy_ids, rule_array
-    from sim.games.knutten import deck_arrays
+    from sim.registry import get_game
 
     enums = importlib.import_module(f"{package}.knutten.enums")
     play_nb = importlib.import_module(f"{package}.knutten.play_nb")
     play_games_nb = play_nb.play_games_nb
-    cards, designs = deck_arrays(arm)  # the plain deck
     if one_shape(package):
         n = arm.players
-        args = (rule_array(arm, enums.RULE_I_ORDER), np.zeros(0), policy_ids(arm),
-                np.zeros((n, len(enums.SEAT_I_ORDER)), np.int64), np.zeros((n, 0)), (cards, designs))
+        args = tuple(get_game("knutten").runner().kernel_inputs(arm))  # this checkout's inputs
 
         def play(start: int, count: int, checked: bool = False):
             out = np.zeros(count, enums.OUT_DTYPE)
@@ -97,6 +94,11 @@ def player(package: str, arm):
             return out, out["score"][:, :n]
         return play
 
+    # drivers before the one-shape contract (their helpers left sim/ with it)
+    from sim.games._batch import policy_ids, rule_array
+    from sim.games.knutten import deck_arrays
+
+    cards, designs = deck_arrays(arm)  # the plain deck
     if arm.rule_values["john_knut"]:  # older drivers take John in the deck arrays
         designs = np.vstack([designs, [[enums.K_JOHN, 0, 0, 1]]])
         cards = np.vstack([cards, [[enums.K_JOHN, 0, 0, len(designs) - 1]]])
