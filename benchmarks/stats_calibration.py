@@ -394,7 +394,8 @@ def _relabel_seats(table: pa.Table, players: int, rng: np.random.Generator) -> p
     return table
 
 
-def wizard_seats(work: Path, replicates: int, games: int, seed: int, players: int = 4) -> dict:
+def wizard_seats(work: Path, replicates: int, games: int, seed: int, players: int = 4,
+                 rules: dict | None = None) -> dict:
     """Real Wizard games (heuristic self-play) whose seats are relabelled at random in every game, so
     no seat or bidding position differs. Measured: how often each of the Wizard section's gap tests
     (seats' exact bids, seats' points, positions' exact bids) rejects before correction (nominal 5%),
@@ -404,7 +405,7 @@ def wizard_seats(work: Path, replicates: int, games: int, seed: int, players: in
     from sim.spec import ArmSpec
 
     info = get_game("wizard")
-    arm = ArmSpec.make("wizard", players, {}, "heuristic", name="source")
+    arm = ArmSpec.make("wizard", players, rules or {}, "heuristic", name="source")
     played = info.runner().play_batch(arm, seed, 0, replicates * games)
     rng = np.random.default_rng(seed)
     out = {}
@@ -433,7 +434,8 @@ def wizard_seats(work: Path, replicates: int, games: int, seed: int, players: in
             rejects[key] = _rate([stats[a["name"]][key]["test"].p_value < 0.05 for a in arms])
         out[label] = rejects
         shutil.rmtree(root)
-    return {"games": games, "replicates": replicates, "players": players, "rejections": out}
+    return {"games": games, "replicates": replicates, "players": players, "rules": rules or {},
+            "rejections": out}
 
 
 def null_study(games: int, small: bool = False) -> list[SynthArm]:
