@@ -241,7 +241,13 @@ class Dataset:
         for i, a in enumerate(study.get("arms", [])):
             game = a.get("game", "game")
             players = int(a["players"])
+            if players < 1:
+                raise ValueError(f"arm {a.get('name')!r}: players {players}")
+            if not isinstance(a.get("rules") or {}, dict):
+                raise ValueError(f"arm {a.get('name')!r}: rules {a.get('rules')!r}")
             policies = tuple(a.get("policies") or ()) or ("default",) * players
+            if len(policies) != players or not all(isinstance(p, str) for p in policies):
+                raise ValueError(f"arm {a.get('name')!r}: policies {a.get('policies')!r}")
             if not isinstance(a["name"], str) or not a["name"] or "/" in a["name"] or a["name"].startswith("."):
                 raise ValueError(f"arm name {a['name']!r}")
             arms.append(Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
