@@ -113,6 +113,12 @@ def mixed(game, players: int) -> str:
     return ",".join(game.policies[s % len(game.policies)].name for s in range(players))
 
 
+def cheap(game, seats: str) -> str:
+    """The seats with every search budget (`samples`) at 2: plain Python plays each playout."""
+    budgeted = {p.name for p in game.policies if any(q.name == "samples" for q in p.params)}
+    return ",".join(f"{s}:samples=2" if s in budgeted else s for s in seats.split(","))
+
+
 def tables(name):
     """Every player count with every policy at every seat, plus one mixed table per count."""
     game = games()[name]
@@ -195,7 +201,7 @@ print(json.dumps(table.to_pylist()))
 def test_plain_python_plays_the_same_games(name):
     """The kernel run by the Python interpreter (NUMBA_DISABLE_JIT=1) against the compiled one."""
     game = games()[name]
-    policy = mixed(game, game.min_players + 1)
+    policy = cheap(game, mixed(game, game.min_players + 1))
     args = [name, game.min_players + 1, policy, SEED, 2]
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", _PLAIN_PYTHON, json.dumps(args)], cwd=ROOT,
