@@ -17,6 +17,7 @@ from kernels.wieweetwat.piles_nb import kind_set_nb
 from kernels.wieweetwat.recall_nb import (
     exponential_nb,
     first_answer_nb,
+    say_letter_nb,
     follow_up_count_nb,
     kth_arrival_nb,
     pick_any_letter_nb,
@@ -55,6 +56,8 @@ def answers_nb(rngs, hands, restrict, rate, share, stuck_only, patience, limit, 
     for i in range(n):
         t, kind, letter = first_answer_nb(rngs, 0, hands, restrict, rate, share, stuck_only,
                                           patience, limit)
+        if t < NO_TIME:
+            kind, letter = say_letter_nb(rngs, 0, hands, share, kind, letter)
         times[i] = t
         kinds[i] = kind
         letters[i] = letter

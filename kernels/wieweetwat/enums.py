@@ -120,6 +120,7 @@ N_PILE_N = 7
 RESHUFFLE_STRIDE = 65536  # deal stream of reshuffle j of round r: r + j * RESHUFFLE_STRIDE
 
 NO_TIME = 1e300  # no answer
+HAND_LETTER = -2  # an answer with a letter of the hand, which one not drawn yet (recall_nb)
 
 # A game's length: categories read and actions executed. Far above any real game; a game that
 # takes more is a bug (or parameters so extreme that nobody ever answers: check_arm's bounds
@@ -141,7 +142,8 @@ EV_MOVE = 7  # card of kind c moves from seat a to seat b (an action)
 EV_CIRCLE = 8  # seat answers in the Vicieuze cirkel: a=answer number, b=1 ok / 0 fails, c=ms
 EV_READ = 9  # seat reads category c (card a, slot b); d=breadth*100; e=1 remise; f=1 Grote Kans
 EV_ANSWER = 10  # seat's answer: card a, letter b, at c ms; d=1 correct; e=1 said (not after the
-#                fastest correct answer's tie window)
+#                fastest correct answer's tie window); an answer not said has a = HAND_LETTER or
+#                b = -1 when its letter was left open (recall_nb.say_letter_nb)
 EV_PASS = 11  # seat has no answer within the time limit
 EV_WRONG = 12  # seat's answer was wrong: card a back on hand (the penalty card follows)
 EV_REMISE = 13  # a=mask of the tied seats

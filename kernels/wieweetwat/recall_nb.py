@@ -20,8 +20,8 @@ from numba.core.extending import overload
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from kernels.jit import borrowing, inline
-from kernels.rng_nb import next_word_nb, uniform_nb
-from kernels.wieweetwat.enums import HAND_MASK, LETTER_BITS, N_LETTERS, NO_TIME, WWW
+from kernels.rng_nb import next_exponential_nb, next_word_nb, uniform_nb
+from kernels.wieweetwat.enums import HAND_LETTER, HAND_MASK, LETTER_BITS, N_LETTERS, NO_TIME, WWW
 
 _S11 = np.uint64(11)
 _UNIT = 1.0 / 9007199254740992.0
@@ -46,7 +46,8 @@ def exponential_nb(rngs, i, rate):
     """An exponential waiting time with `rate` per second (NO_TIME for a rate of 0)."""
     if rate <= 0.0:
         return NO_TIME
-    return -np.log(1.0 - uniform01_nb(rngs, i)) / rate
+    rngs[i], e = next_exponential_nb(rngs[i])
+    return e / rate
 
 
 @borrowing
@@ -131,13 +132,17 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
     joker. A free answer plays the hand's letter that comes first; the Wie Weet Wat card (if held)
     answers as a joker with any letter, at `patience` seconds plus an exponential time (the player
     turns to any-letter words once its letters failed that long) when `joker_stuck_only`; a player
-    who keeps it for counter-attacks uses it only when it is all that is left in the hand."""
+    who keeps it for counter-attacks uses it only when it is all that is left in the hand.
+
+    Which letter is not drawn here when it is open (kind HAND_LETTER: one of the hand's letters;
+    kind WWW: the joker's letter; the letter is then -1): only answers said before the race ends
+    need one (say_letter_nb), and most answers come too late."""
     if restrict >= 0:
         if restrict == WWW:
             t = exponential_nb(rngs, i, rate)
             if t > time_limit:
                 return NO_TIME, restrict, -1
-            return t, WWW, pick_any_letter_nb(rngs, i, share)
+            return t, WWW, -1
         t = exponential_nb(rngs, i, rate * share[restrict])
         if t > time_limit:
             return NO_TIME, restrict, -1
@@ -152,11 +157,23 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
     if t_hand <= t_joker:
         if t_hand > time_limit:
             return NO_TIME, -1, -1
-        letter = pick_hand_letter_nb(rngs, i, hands, share, total)
-        return t_hand, letter, letter
+        return t_hand, HAND_LETTER, -1
     if t_joker > time_limit:
         return NO_TIME, -1, -1
-    return t_joker, WWW, pick_any_letter_nb(rngs, i, share)
+    return t_joker, WWW, -1
+
+
+@inline
+def say_letter_nb(rngs, i, hands, share, kind, letter):
+    """(kind, letter) of an answer from first_answer_nb with its open letter drawn: for
+    HAND_LETTER the hand's letter that came first (letter l with chance share[l] / the hand's
+    share), for a joker any letter by the shares; an answer with its letter is returned as is."""
+    if kind == HAND_LETTER:
+        chosen = pick_hand_letter_nb(rngs, i, hands, share, hand_share_nb(hands, i, share))
+        return chosen, chosen
+    if kind == WWW and letter < 0:
+        return WWW, pick_any_letter_nb(rngs, i, share)
+    return kind, letter
 
 
 @inline

@@ -103,6 +103,7 @@ from kernels.wieweetwat.recall_nb import (
     exponential_nb,
     first_answer_nb,
     is_wrong_nb,
+    say_letter_nb,
 )
 from kernels.wieweetwat.trace_nb import ev_nb, ms_nb
 
@@ -411,9 +412,12 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     ev_nb(trace, at, EV_PASS, s, 0, 0, 0, 0, 0, 0)
                     continue
                 in_window = t <= cutoff
-                if wrong[s] == 0 and in_window:
-                    tied |= 1 << s
-                    n_tied += 1
+                if in_window:  # said before the race ended: now its letter counts
+                    kinds[s], letters[s] = say_letter_nb(seat_rng, s, hands, share, kinds[s],
+                                                         letters[s])
+                    if wrong[s] == 0:
+                        tied |= 1 << s
+                        n_tied += 1
                 ev_nb(trace, at, EV_ANSWER, s, kinds[s], letters[s], ms_nb(t), 1 - wrong[s],
                       1 if in_window else 0, 0)
             # wrong answers said before the fastest correct one was complete: the card back, a penalty

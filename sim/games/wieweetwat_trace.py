@@ -78,7 +78,12 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             lines.append(f"  seat {seat} reads {what}'{name}' (b {d / 100:.2f}), category "
                          f"{b + 1} of card {a}{grote}")
         elif code == e.EV_ANSWER:
-            card = kind_name(a) if a != e.WWW else f"WWW as {kind_name(b)}"
+            if a == e.HAND_LETTER:  # too late: which of its letters was never drawn
+                card = "a letter card"
+            elif a == e.WWW:
+                card = f"WWW as {kind_name(b)}" if b >= 0 else "WWW"
+            else:
+                card = kind_name(a)
             if f5:
                 lines.append(f"    seat {seat} plays {card} after {seconds(c)}: "
                              f"{'correct' if d else 'wrong'}")
