@@ -362,6 +362,20 @@ def bid_position_nb(seat, dealer, n):
 
 
 @njit
+def bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook):
+    """What a bidder knows when its turn to bid comes: (its bid position, the sum of the bids
+    made before it, the bid the hook rule forbids it or -1, the heuristic's bid)."""
+    pos = bid_position_nb(seat, dealer, n)
+    bsum = 0
+    s = dealer + 1 if dealer + 1 < n else 0
+    for _ in range(pos):
+        bsum += bids[s]
+        s = s + 1 if s + 1 < n else 0
+    forbidden = forbidden_bid_nb(r, bsum, seat == dealer, hook)
+    return pos, bsum, forbidden, heuristic_bid_nb(hand, trump, n, r, pos, bsum, forbidden)
+
+
+@njit
 def bid_totals_nb(state, hand, trump, turned, n, r, seat, dealer, made, bids, lo, hi, skip, deals,
                   hook, strict_void, ws_i, ws_h):
     """Monte Carlo value of the bids lo..hi of `seat` (the bid `skip` left out), for the sum of its
@@ -445,14 +459,7 @@ def best_total_bid_nb(totals, lo, hi, skip, h):
 def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void, ws_i, ws_h):
     """Monte Carlo bid among the bids next to the heuristic bid (bid_totals_nb). Its random deals
     come from the seat's own stream rng[seat]. Workspaces: see the layout above."""
-    pos = bid_position_nb(seat, dealer, n)
-    bsum = 0
-    s = dealer + 1 if dealer + 1 < n else 0
-    for _ in range(pos):
-        bsum += bids[s]
-        s = s + 1 if s + 1 < n else 0
-    forbidden = forbidden_bid_nb(r, bsum, seat == dealer, hook)
-    h = heuristic_bid_nb(hand, trump, n, r, pos, bsum, forbidden)
+    pos, bsum, forbidden, h = bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook)
     lo = max(0, h - SAMPLER_SPREAD)
     hi = min(r, h + SAMPLER_SPREAD)
     ncand = 0

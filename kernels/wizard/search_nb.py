@@ -21,11 +21,11 @@ from kernels.jit import njit
 from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, N_CARDS, VOID_SPECIAL
 from kernels.wizard.policies_nb import (
     WS_ALLOWED, WS_BID_TOTALS, WS_CARD_TOTALS, WS_COUNT, WS_DEAL, WS_ORDER, WS_PLAY, WS_TRICKS,
-    WS_UNSEEN, best_total_bid_nb, bid_position_nb, bid_totals_nb, deal_unseen_nb, heuristic_bid_nb,
+    WS_UNSEEN, best_total_bid_nb, bid_situation_nb, bid_totals_nb, deal_unseen_nb,
     heuristic_card_nb, heuristic_trump_nb, list_cards_nb, play_out_nb,
 )
 from kernels.wizard.rules_nb import (
-    FULL_MASK, JESTER_MASK, ONE, SPECIAL_MASK, SUIT_MASK, WIZARD_MASK, ZERO, forbidden_bid_nb,
+    FULL_MASK, JESTER_MASK, ONE, SPECIAL_MASK, SUIT_MASK, WIZARD_MASK, ZERO,
     lead_after_nb, lowest_card_nb, popcount_nb, round_score_nb, trick_value_nb,
 )
 
@@ -62,14 +62,7 @@ def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, str
                   ws_i, ws_h):
     """The seat's bid: every legal bid 0..r valued on `samples` common deals (bid_totals_nb)."""
     hand = hands[seat]
-    pos = bid_position_nb(seat, dealer, n)
-    bsum = 0
-    s = dealer + 1 if dealer + 1 < n else 0
-    for _ in range(pos):
-        bsum += bids[s]
-        s = s + 1 if s + 1 < n else 0
-    forbidden = forbidden_bid_nb(r, bsum, seat == dealer, hook)
-    h = heuristic_bid_nb(hand, trump, n, r, pos, bsum, forbidden)
+    pos, bsum, forbidden, h = bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook)
     if r == 1 and forbidden >= 0:
         return h  # the only legal bid
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, 0, r,
