@@ -22,6 +22,7 @@ import polars as pl
 from reports import plots, text
 from reports.compare import Measure
 from reports.context import Context
+from reports.games import has_columns as game_has_columns
 from reports.model import Section, Table
 from reports.sections import variants
 from reports.sections.first_player import adjusted
@@ -131,8 +132,7 @@ OUTCOMES = (
 
 # -- data ------------------------------------------------------------------------------------------------
 def has_columns(ctx: Context) -> bool:
-    names = set(ctx.scan.collect_schema().names())
-    return all(c in names for c in COLUMNS)
+    return game_has_columns(ctx, COLUMNS)
 
 
 def seat_params(ctx: Context, arm_name: str) -> list[dict]:

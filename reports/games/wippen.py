@@ -23,9 +23,9 @@ from reports import plots, text
 from reports.compare import Measure
 from reports.context import Context
 from reports.dataset import Arm
+from reports.games import has_columns as game_has_columns, stats_by_arm
 from reports.model import Figure, Section, Table
 from reports.sections import variants
-from reports.sections.first_player import seat_stats
 from reports.stats import Estimate, mean_interval
 
 SOURCES = (("points_cards", "most cards"), ("points_spades", "most spades"),
@@ -132,19 +132,12 @@ def _arm_stats(arm: Arm, r: dict) -> dict:
 
 
 def has_columns(ctx: Context) -> bool:
-    names = set(ctx.scan.collect_schema().names())
-    return all(c in names for c in COLUMNS)
+    return game_has_columns(ctx, COLUMNS)
 
 
 def wippen_stats(ctx: Context) -> dict[str, dict]:
     """{arm: numbers} for every arm with games, in study order; one group_by pass, cached."""
-    def run():
-        arms = [a for a in ctx.arms if a.name in seat_stats(ctx)]
-        if not arms:
-            return {}
-        rows = {r["arm"]: r for r in _query(ctx, arms).collect().iter_rows(named=True)}
-        return {a.name: _arm_stats(a, rows[a.name]) for a in arms if a.name in rows}
-    return ctx.cached(("wippen", "stats"), run)
+    return stats_by_arm(ctx, "wippen", _query, _arm_stats)
 
 
 def position_label(p: int, players: int) -> str:

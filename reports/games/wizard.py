@@ -27,6 +27,7 @@ from reports import plots, text
 from reports.compare import Comparison, Measure
 from reports.context import Context
 from reports.dataset import Arm, Pair
+from reports.games import has_columns as game_has_columns, stats_by_arm
 from reports.model import Section, Table
 from reports.sections import variants
 from reports.sections.first_player import seat_stats
@@ -348,19 +349,12 @@ def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
 
 
 def has_columns(ctx: Context) -> bool:
-    names = set(ctx.scan.collect_schema().names())
-    return all(c in names for c in COLUMNS)
+    return game_has_columns(ctx, COLUMNS)
 
 
 def wizard_stats(ctx: Context) -> dict[str, dict]:
     """{arm: numbers} for every arm with games, in study order; one group_by pass, cached."""
-    def run():
-        arms = [a for a in ctx.arms if a.name in seat_stats(ctx)]
-        if not arms:
-            return {}
-        rows = {r["arm"]: r for r in _query(ctx, arms).collect().iter_rows(named=True)}
-        return {a.name: _arm_stats(ctx, a, rows[a.name]) for a in arms if a.name in rows}
-    return ctx.cached(("wizard", "stats"), run)
+    return stats_by_arm(ctx, "wizard", _query, lambda a, row: _arm_stats(ctx, a, row))
 
 
 # -- wording ------------------------------------------------------------------------------------------
