@@ -21,11 +21,8 @@ faster).
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib
-import json
-import os
 import statistics
 import sys
 import tempfile
@@ -36,6 +33,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.kernel_timing import fresh_cache, parser, time_batches, write_json  # noqa: E402
 
 BATCH = 5_000  # games per timed batch: roughly 0.2-0.5 s on one core
 AB_BATCH = 400  # games per A/B batch: ~20 ms
@@ -64,26 +63,13 @@ def bench(players: int, policy: str, repeats: int) -> dict:
     arm = ArmSpec.make("wieweetwat", players, {}, policy)
     runner = games()["wieweetwat"].runner()
     inputs = runner.kernel_inputs(arm)
-    t0 = time.perf_counter()
-    runner.run_kernel(arm, 12345, 0, 1, inputs=inputs)
-    first_call = time.perf_counter() - t0
-    wall, cpu, categories = [], [], []
-    for rep in range(repeats):
-        t0, c0 = time.perf_counter(), time.thread_time()
-        out, _ = runner.run_kernel(arm, 12345, (rep + 1) * BATCH, BATCH, inputs=inputs)
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.thread_time() - c0)
-        categories.append(int(out["categories"].sum()))
-    median, median_cpu = statistics.median(wall), statistics.median(cpu)
-    per_game = sum(categories) / (repeats * BATCH)
-    return {"game": "wieweetwat", "players": players, "policy": policy, "games": BATCH,
-            "repeats": repeats, "first_call_s": round(first_call, 3),
-            "compiled": "wieweetwat-bench-" in os.environ.get("NUMBA_CACHE_DIR", ""),
-            "median_s": round(median, 4), "games_per_s": round(BATCH / median),
-            "cpu_games_per_s": round(BATCH / median_cpu),
-            "categories_per_game": round(per_game, 1),
-            "categories_per_s": round(BATCH * per_game / median),
-            "cpu_categories_per_s": round(BATCH * per_game / median_cpu)}
+
+    def run(start: int, count: int) -> int:
+        out, _ = runner.run_kernel(arm, 12345, start, count, inputs=inputs)
+        return int(out["categories"].sum())
+
+    return {"players": players, "policy": policy,
+            **time_batches("wieweetwat", run, BATCH, repeats, unit="categories")}
 
 
 # ------------------------------------------------------------------------------ A/B
@@ -178,24 +164,17 @@ def ab(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--policies", default="random,spoiler")
-    parser.add_argument("--json", help="write the results to this file")
-    parser.add_argument("--use-cache", action="store_true",
-                        help="load compiled kernels from Numba's cache (first call = load time)")
-    parser.add_argument("--ab", metavar="REF", help="A/B against kernels/ at this git revision")
-    parser.add_argument("--runs", type=int, default=3, help="--ab: runs per policy (default 3)")
-    parser.add_argument("--pairs", type=int, default=41, help="--ab: batch pairs per run (default 41)")
-    parser.add_argument("--check-games", type=int, default=2000,
-                        help="--ab: games per checked arm (default 2,000)")
-    parser.add_argument("--no-check", action="store_true", help="--ab: skip the same-games check")
-    parser.add_argument("--no-same-games-check", action="store_true",
-                        help="--ab: the versions play other games: check that mean turns agree")
-    args = parser.parse_args(argv)
-    if not args.use_cache:
-        os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="wieweetwat-bench-")  # before numba loads
+    options = parser(__doc__, "random,spoiler")
+    options.add_argument("--ab", metavar="REF", help="A/B against kernels/ at this git revision")
+    options.add_argument("--runs", type=int, default=3, help="--ab: runs per policy (default 3)")
+    options.add_argument("--pairs", type=int, default=41, help="--ab: batch pairs per run (default 41)")
+    options.add_argument("--check-games", type=int, default=2000,
+                         help="--ab: games per checked arm (default 2,000)")
+    options.add_argument("--no-check", action="store_true", help="--ab: skip the same-games check")
+    options.add_argument("--no-same-games-check", action="store_true",
+                         help="--ab: the versions play other games: check that mean turns agree")
+    args = options.parse_args(argv)
+    fresh_cache("wieweetwat", args.use_cache)
     if args.ab:
         return ab(args)
     results = [bench(args.players, p, args.repeats) for p in args.policies.split(",")]
@@ -205,8 +184,7 @@ def main(argv=None) -> int:
               f"{r['cpu_categories_per_s']:>9} categories/s per CPU second "
               f"({r['categories_per_game']} categories a game; median of {r['repeats']} x "
               f"{r['games']}; first call {r['first_call_s']} s)")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    write_json(results, args.json)
     return 0
 
 

@@ -12,18 +12,14 @@ the CPU figure is the steadier one).
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.kernel_timing import fresh_cache, parser, time_batches, write_json  # noqa: E402
 
 # games per timed batch: roughly 0.3-1 s on one core
 BATCH = {"random": 1_000, "greedy": 1_000, "defensive": 500, "builder": 1_000}
@@ -55,39 +51,14 @@ def make_runner(players: int, policy: str, count: int):
 
 def bench(players: int, policy: str, repeats: int) -> dict:
     count = BATCH[policy]
-    run = make_runner(players, policy, count)
-    t0 = time.perf_counter()
-    run(0, 1)
-    first_call = time.perf_counter() - t0
-    wall, cpu, plays = [], [], []
-    for rep in range(repeats):
-        t0, c0 = time.perf_counter(), time.thread_time()
-        plays.append(run((rep + 1) * count, count))
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.thread_time() - c0)
-    median, median_cpu = statistics.median(wall), statistics.median(cpu)
-    per_game = sum(plays) / (repeats * count)
-    return {"game": "wippen", "players": players, "policy": policy, "games": count,
-            "repeats": repeats, "first_call_s": round(first_call, 3),
-            "compiled": "wippen-bench-" in os.environ.get("NUMBA_CACHE_DIR", ""),
-            "median_s": round(median, 4), "games_per_s": round(count / median),
-            "cpu_games_per_s": round(count / median_cpu),
-            "card_plays_per_game": round(per_game, 1),
-            "card_plays_per_s": round(count * per_game / median),
-            "cpu_card_plays_per_s": round(count * per_game / median_cpu)}
+    return {"players": players, "policy": policy,
+            **time_batches("wippen", make_runner(players, policy, count), count, repeats,
+                           unit="card_plays")}
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--policies", default="greedy,random")
-    parser.add_argument("--json", help="write the results to this file")
-    parser.add_argument("--use-cache", action="store_true",
-                        help="load compiled kernels from Numba's cache (first call = load time)")
-    args = parser.parse_args(argv)
-    if not args.use_cache:
-        os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="wippen-bench-")  # before numba loads
+    args = parser(__doc__, "greedy,random").parse_args(argv)
+    fresh_cache("wippen", args.use_cache)
     results = [bench(args.players, p, args.repeats) for p in args.policies.split(",")]
     for r in results:
         print(f"wippen {r['players']}p {r['policy']:>9}: {r['games_per_s']:>7} games/s, "
@@ -95,8 +66,7 @@ def main(argv=None) -> int:
               f"{r['cpu_card_plays_per_s']:>9} card plays/s per CPU second "
               f"({r['card_plays_per_game']} plays a game; median of {r['repeats']} x {r['games']}; "
               f"first call {r['first_call_s']} s)")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    write_json(results, args.json)
     return 0
 
 

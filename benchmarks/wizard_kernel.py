@@ -11,18 +11,14 @@ single-threaded); on a shared machine the CPU figure is the steadier one.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.kernel_timing import fresh_cache, parser, time_batches, write_json  # noqa: E402
 
 # games per timed batch: each batch takes roughly 0.2-0.5 s on one core
 BATCH = {"random": 20_000, "heuristic": 10_000, "sampler": 100, "search": 20}
@@ -53,43 +49,19 @@ def make_runner(players: int, policy: str, count: int, rounds: int = 0):
 
 def bench(players: int, policy: str, repeats: int) -> dict:
     count = BATCH[policy]
-    run = make_runner(players, policy, count)
-    t0 = time.perf_counter()
-    run(0, 1)
-    first_call = time.perf_counter() - t0
-    wall, cpu = [], []
-    for rep in range(repeats):
-        t0, c0 = time.perf_counter(), time.thread_time()
-        run((rep + 1) * count, count)
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.thread_time() - c0)
-    median, median_cpu = statistics.median(wall), statistics.median(cpu)
-    return {"game": "wizard", "players": players, "policy": policy, "games": count,
-            "repeats": repeats, "first_call_s": round(first_call, 3),
-            "compiled": "wizard-bench-" in os.environ.get("NUMBA_CACHE_DIR", ""),
-            "median_s": round(median, 4), "games_per_s": round(count / median),
-            "best_games_per_s": round(count / min(wall)),
-            "cpu_games_per_s": round(count / median_cpu)}
+    return {"players": players, "policy": policy,
+            **time_batches("wizard", make_runner(players, policy, count), count, repeats)}
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--policies", default="random,heuristic,sampler,search")
-    parser.add_argument("--json", help="write the results to this file")
-    parser.add_argument("--use-cache", action="store_true",
-                        help="load compiled kernels from Numba's cache (first call = load time)")
-    args = parser.parse_args(argv)
-    if not args.use_cache:
-        os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="wizard-bench-")  # before numba loads
+    args = parser(__doc__, "random,heuristic,sampler,search").parse_args(argv)
+    fresh_cache("wizard", args.use_cache)
     results = [bench(args.players, p, args.repeats) for p in args.policies.split(",")]
     for r in results:
         print(f"wizard {r['players']}p {r['policy']:>9}: {r['games_per_s']:>8} games/s wall, "
               f"{r['cpu_games_per_s']:>8} per CPU second (median of {r['repeats']} x {r['games']}; "
               f"best wall {r['best_games_per_s']}; first call {r['first_call_s']} s)")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    write_json(results, args.json)
     return 0
 
 
