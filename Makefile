@@ -12,7 +12,7 @@ study: $(STAMP)
 
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
