@@ -12,6 +12,7 @@ study: $(STAMP)
 
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
+	$(BIN)/kaartlab compile  # every game's kernel, games in parallel (a fresh clone compiles minutes)
 	$(BIN)/python -m pytest -q --durations=25
 
 bench: $(STAMP)

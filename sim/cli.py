@@ -6,6 +6,7 @@ import os
 import shlex
 import signal
 import sys
+import time
 from pathlib import Path
 
 from sim.errors import KernelError, SpecError
@@ -166,6 +167,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deep", action="store_true",
                    help="also read every row: game numbers and the study's fingerprint")
     p.set_defaults(handler=cmd_verify)
+
+    p = sub.add_parser("compile", help="compile the games' kernels into the cache ahead of time",
+                       description="Compiles every game's kernel (or the games named) into Numba's "
+                                   "on-disk cache, several games at once, so that the first study, "
+                                   "trace or test of each game loads it instead of compiling (Wippen "
+                                   "takes minutes). Needed again only after a file under kernels/ "
+                                   "changes.")
+    p.add_argument("game", nargs="*", help="game name(s) (default: every game)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="processes compiling at once (default: the usable cores)")
+    p.set_defaults(handler=cmd_compile)
 
     from sim.bench import add_parser as add_bench_parser
 
@@ -425,6 +437,24 @@ def _write_report(dataset: str, out: str | None, skip_bad: bool = False) -> None
         raise SpecError(f"dataset {dataset!r} is not a directory")
     paths = build_report(dataset, out, skip_bad=skip_bad)
     print("report: " + "  ".join(str(p) for p in paths.values()))
+
+
+def cmd_compile(args) -> int:
+    from sim.precompile import compile_games
+    from sim.registry import games
+
+    known = games()
+    names = list(dict.fromkeys(args.game)) or list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SpecError(f"unknown game {unknown[0]!r} (known: {', '.join(known)})")
+    if args.jobs is not None and args.jobs < 1:
+        raise SpecError(f"--jobs must be at least 1, got {args.jobs}")
+    start = time.perf_counter()
+    print(f"compiling {len(names)} game kernel(s) into the cache ...")
+    compile_games(names, args.jobs)
+    print(f"compiled in {time.perf_counter() - start:.1f} s")
+    return 0
 
 
 def cmd_verify(args) -> int:

@@ -23,7 +23,7 @@ def test_help_lists_every_command(capsys):
         main(["--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    for command in ("games", "run", "study", "trace", "report"):
+    for command in ("games", "run", "study", "trace", "report", "compile"):
         assert command in out
 
 
@@ -160,3 +160,22 @@ def test_bad_study_files(capsys, tmp_path, text, message):
     assert code == 2
     assert message in err
     assert not (tmp_path / "o").exists()
+
+
+def test_compile_fills_the_cache_for_the_games_named(capsys):
+    code, out, err = run(capsys, "compile", "toy", "--jobs", "2")
+    assert code == 0, err
+    assert "toy:" in out and "compiled in" in out
+    from sim.registry import get_game
+    from sim.spec import ArmSpec
+
+    arm = ArmSpec.make("toy", 3, None, "random")
+    runner = get_game("toy").runner()
+    assert runner.traced(arm, 0, 0)[1].shape[0] > 0  # the traced driver runs (now from the cache)
+
+
+@pytest.mark.parametrize("argv,message", [(["compile", "nope"], "unknown game 'nope'"),
+                                          (["compile", "--jobs", "0"], "--jobs must be at least 1")])
+def test_compile_rejects_bad_input_in_one_line(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err and err.count("\n") == 1

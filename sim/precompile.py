@@ -1,0 +1,50 @@
+"""Compile the games' kernels into Numba's on-disk cache ahead of time, several games at once.
+
+A game's kernel compiles on its first call, in the process that calls it: for Wippen that is
+minutes. `kaartlab compile` does it for every game (or the ones named) in a pool of processes, one
+game per task, the costliest first, each compiling the driver the pipeline calls and the traced one
+`kaartlab trace` calls (two specialisations: the trace array or None). Afterwards every process
+loads the kernels from the cache in about a second, until a file under kernels/ changes.
+"""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+
+# rough compile cost order (Wippen's move generator takes longest); games not named come last
+COST_ORDER = ("wippen", "knutten", "wizard", "wieweetwat", "wieisdeheer")
+
+
+def compile_game(name: str) -> tuple[str, float]:
+    """Compile (or load from the cache) game `name`'s driver, untraced and traced; (name, seconds)."""
+    from sim.registry import get_game
+    from sim.spec import ArmSpec
+
+    start = time.perf_counter()
+    game = get_game(name)
+    arm = ArmSpec.make(name, game.min_players, None, game.policies[0].name)
+    runner = game.runner()
+    runner.run_kernel(arm, 0, 0, 1)
+    runner.traced(arm, 0, 0)
+    return name, time.perf_counter() - start
+
+
+def compile_games(names: list[str], jobs: int | None = None, echo=print) -> dict[str, float]:
+    """Compile the named games with `jobs` processes (default: the usable cores); {name: seconds}."""
+    order = sorted(names, key=lambda n: COST_ORDER.index(n) if n in COST_ORDER else len(COST_ORDER))
+    jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(order)))
+    seconds = {}
+    if jobs == 1:
+        for name in order:
+            seconds[name] = compile_game(name)[1]
+            echo(f"  {name}: {seconds[name]:.1f} s")
+        return seconds
+    # spawn: a fresh interpreter per worker, as Numba is not fork-safe once it has compiled
+    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
+        for done in as_completed([pool.submit(compile_game, n) for n in order]):
+            name, s = done.result()
+            seconds[name] = s
+            echo(f"  {name}: {s:.1f} s")
+    return seconds
