@@ -134,13 +134,18 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
         return BAD_ARGS, -1, 0
     letter_cards, share, breadth = data
+    searching = False
     for s in range(seat_policy.shape[0]):
-        if seat_policy[s] == P_SEARCH:
-            return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
-                           letter_cards, share, breadth, out, trace, checked,
-                           search_nb.new_workspace_nb())
+        searching = searching or seat_policy[s] == P_SEARCH
+    # The round without the search (None) must be compiled before the one with it: the search's
+    # play-outs call it, and a call to a function still being compiled is left as a symbol that
+    # the on-disk cache cannot resolve (a cached kernel would jump to address 0). Numba compiles
+    # the callees in the order of these lines.
+    if not searching:
+        return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
+                       letter_cards, share, breadth, out, trace, checked, None)
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
-                   share, breadth, out, trace, checked, None)
+                   share, breadth, out, trace, checked, search_nb.new_workspace_nb())
 
 
 @njit

@@ -33,7 +33,7 @@ calls this module back at the search's decisions: the two import each other as m
 """
 import numpy as np
 
-from kernels.jit import njit
+from kernels.jit import borrowing, kernel, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.status import OK
 from kernels.wieweetwat import rules_nb  # a module: play_round_nb calls back into this one
@@ -100,7 +100,7 @@ def note_score_nb(search, score):
 
 # ------------------------------------------------------------------------------ values
 
-@njit
+@borrowing
 def race_nb(need, digits, p, n):
     """The chance that seat p is the first to win need[p] more rounds (every need >= 1) when each
     round is won by each of the n players alike: the sum over the other seats' wins c_q < need[q]
@@ -139,7 +139,7 @@ def race_nb(need, digits, p, n):
             return total
 
 
-@njit
+@borrowing
 def _log_factorial_nb(k):
     total = 0.0
     for i in range(2, k + 1):
@@ -147,7 +147,7 @@ def _log_factorial_nb(k):
     return total
 
 
-@njit
+@borrowing
 def round_values_nb(search, p, n, rounds_to_win):
     """values[w]: seat p's chance to win the game if seat w wins this round (round winners of later
     rounds drawn alike): 1 or 0 when w's round ends the game."""
@@ -166,7 +166,7 @@ def round_values_nb(search, p, n, rounds_to_win):
             values[w] = race_nb(need, digits, p, n)
 
 
-@njit
+@borrowing
 def horizon_value_nb(values, hand_n, n):
     """A play-out stopped at HORIZON: the round winner's values weighted by 1 / cards in hand."""
     total = 0.0
@@ -180,7 +180,7 @@ def horizon_value_nb(values, hand_n, n):
 
 # ------------------------------------------------------------------------------ determinizations
 
-@njit
+@borrowing
 def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, piles):
     """Set the play-out table to a deal of what seat p cannot see, drawn from `word` (a word of p's
     stream), at the start of a reader's turn: the hands as the seat sees them with the unseen
@@ -300,7 +300,7 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
     return np.int64(r >> np.uint64(1))
 
 
-@njit
+@borrowing
 def play_out_nb(search, sim_seed, p, n, rnd, reader, rules, first_slot):
     """Seat p's value of the play-out table's round played to its end from a reader's turn."""
     sim = search[0][0]
@@ -321,7 +321,7 @@ def play_out_nb(search, sim_seed, p, n, rnd, reader, rules, first_slot):
     return horizon_value_nb(search[3], sim["hand_n"], n)
 
 
-@njit
+@borrowing
 def best_option_nb(search, n_opts, heuristic, samples):
     """PLAYOUT_POLICY's option `heuristic`, unless another option's mean gain over it is the
     largest and above CONFIDENCE standard errors (options marked -1 in the workspace's list play
@@ -342,7 +342,7 @@ def best_option_nb(search, n_opts, heuristic, samples):
 
 # ------------------------------------------------------------------------------ the decisions
 
-@njit
+@borrowing
 def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles):
     """The slot (0..3) the search reader reads from `card`, the first card of its turn (the action
     cards before it carried out; `grote`: a Grote Kans among them)."""
@@ -387,7 +387,7 @@ def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
     return best_option_nb(search, CATEGORIES_PER_CARD, heuristic, samples)
 
 
-@njit
+@borrowing
 def main_card_nb(piles, pile_n, card_action):
     """The category card of the turn: the first regular card drawn in it (action cards come before
     it; a Vicieuze cirkel's own card after)."""
@@ -398,7 +398,7 @@ def main_card_nb(piles, pile_n, card_action):
     return -1
 
 
-@njit
+@borrowing
 def search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles):
     """Te veel keuze: the opponent the search reader takes a card from, outside a remise, when
     `done` action cards of the turn have been carried out (this one included)."""
@@ -455,3 +455,12 @@ def search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles):
                 gain[i] += v - base
                 spread[i] += (v - base) * (v - base)
     return opts[best_option_nb(search, n_opts, heuristic, samples)]
+
+
+@kernel
+def decide_nb(target, search, rnd, reader, n, card, done, grote, rules, state, piles):
+    """A probe for the tests (cached, so a warm suite does not compile the search again): the
+    search reader's Te veel keuze target when `target`, else its category slot on `card`."""
+    if target:
+        return search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles)
+    return search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
