@@ -137,13 +137,17 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     searching = False
     for s in range(seat_policy.shape[0]):
         searching = searching or seat_policy[s] == P_SEARCH
-    # The round without the search (None) must be compiled before the one with it: the search's
-    # play-outs call it, and a call to a function still being compiled is left as a symbol that
-    # the on-disk cache cannot resolve (a cached kernel would jump to address 0). Numba compiles
-    # the callees in the order of these lines.
+    # The play-outs' round (no trace, no search) must be compiled before the round that searches:
+    # a call to a function still being compiled is left as a symbol that the on-disk cache cannot
+    # resolve (a cached kernel would jump to address 0). Numba compiles the callees in the order
+    # of these lines; the call under `count < 0` never runs (args_ok_nb refused it) and is there
+    # for a traced arm, whose own round (with its trace) is not the play-outs'.
     if not searching:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
                        letter_cards, share, breadth, out, trace, checked, None)
+    if count < 0:
+        play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
+                share, breadth, out, None, checked, None)
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
                    share, breadth, out, trace, checked, search_nb.new_workspace_nb())
 
