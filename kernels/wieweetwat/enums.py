@@ -61,11 +61,13 @@ RF_CIRCLE_POOL = 5  # Vicieuze cirkel: answers the table knows per unit of bread
 N_RULES_F = 6
 
 # Player parameters: seat_i in SEAT_I_ORDER (choices as their option's index), seat_f in SEAT_F_ORDER
-SEAT_I_ORDER = ("joker_use", "counter", "shed", "target")
+SEAT_I_ORDER = ("joker_use", "counter", "shed", "target", "samples")
 SI_JOKER_USE = 0
 SI_COUNTER = 1
 SI_SHED = 2
 SI_TARGET = 3
+SI_SAMPLES = 4  # search: determinizations per decision (read by search seats only)
+MAX_SAMPLES = 1024
 JOKER_WHEN_STUCK, JOKER_KEEP_FOR_COUNTER = 0, 1
 COUNTER_ALWAYS, COUNTER_NEVER, COUNTER_LEADER_ONLY = 0, 1, 2
 SHED_EARLIEST, SHED_HARDEST = 0, 1
@@ -80,7 +82,12 @@ SF_JOKER_PATIENCE = 3
 P_RANDOM = 0  # a random category
 P_SPOILER = 1  # the narrowest: the hardest for the player with the fewest cards
 P_WIDEST = 2  # the widest
-N_POLICIES = 3
+P_SEARCH = 3  # determinized Monte Carlo over the categories (search_nb.py)
+N_POLICIES = 4
+# The search's play-outs give every seat this policy, and the search seat reads by it where it does
+# not search (the strongest fixed reader: spoiler against three random wins 0.265 of the games,
+# widest 0.242; docs/rules/wieweetwat.md)
+PLAYOUT_POLICY = P_SPOILER
 
 # Counters per seat (seat_stats columns)
 SS_WRONG = 0

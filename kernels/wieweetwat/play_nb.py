@@ -33,6 +33,7 @@ from kernels.wieweetwat.enums import (
     GS_REMISES,
     MAX_PLAYERS,
     MAX_QUEUE,
+    MAX_SAMPLES,
     MIN_PLAYERS,
     N_ACTIONS,
     N_KINDS,
@@ -40,6 +41,7 @@ from kernels.wieweetwat.enums import (
     N_POLICIES,
     N_RULES_F,
     N_RULES_I,
+    P_SEARCH,
     R_ACTION_FIRST,
     R_HAND_SIZE,
     R_ROUNDS_TO_WIN,
@@ -49,6 +51,7 @@ from kernels.wieweetwat.enums import (
     SEAT_I_ORDER,
     SF_SPEED,
     SF_VOCABULARY,
+    SI_SAMPLES,
     SS_CARDS_SHED,
     SS_CATEGORIES_WON,
     SS_COUNTER_ATTACKED,
@@ -65,6 +68,7 @@ from kernels.wieweetwat.piles_nb import (
     deal_round_nb,
     shuffle_categories_nb,
 )
+from kernels.wieweetwat import search_nb
 from kernels.wieweetwat.rules_nb import LS_LEFT, LS_SHED, play_round_nb
 from kernels.wieweetwat.table_nb import new_table_nb
 from kernels.wieweetwat.trace_nb import ev_nb, trace_full_nb, tracing_nb
@@ -105,6 +109,8 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, 
     for s in range(n):
         if seat_policy[s] < 0 or seat_policy[s] >= N_POLICIES:
             return False
+        if seat_policy[s] == P_SEARCH and not 1 <= seat_i[s, SI_SAMPLES] <= MAX_SAMPLES:
+            return False
         if seat_f[s, SF_VOCABULARY] <= 0.0 or seat_f[s, SF_SPEED] <= 0.0:
             return False
     if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
@@ -128,13 +134,29 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
         return BAD_ARGS, -1, 0
     letter_cards, share, breadth = data
+    searching = False
+    for s in range(seat_policy.shape[0]):
+        searching = searching or seat_policy[s] == P_SEARCH
+    # The play-outs' round (no trace, no search) must be compiled before the round that searches:
+    # a call to a function still being compiled is left as a symbol that the on-disk cache cannot
+    # resolve (a cached kernel would jump to address 0). Numba compiles the callees in the order
+    # of these lines; the call under `count < 0` never runs (args_ok_nb refused it) and is there
+    # for a traced arm, whose own round (with its trace) is not the play-outs'.
+    if not searching:
+        return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
+                       letter_cards, share, breadth, out, trace, checked, None)
+    if count < 0:
+        play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
+                share, breadth, out, None, checked, None)
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
-                   share, breadth, out, trace, checked)
+                   share, breadth, out, trace, checked, search_nb.new_workspace_nb())
 
 
 @njit
 def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards, share,
-            breadth, out, trace, checked):
+            breadth, out, trace, checked, search):
+    """The games after the checks. `search`: the search players' workspace (made once per call:
+    search_nb.new_workspace_nb), or None at tables without a search seat."""
     n = seat_policy.shape[0]
     hand_size = rule_i[R_HAND_SIZE]
     rounds_to_win = rule_i[R_ROUNDS_TO_WIN]
@@ -209,6 +231,8 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     scratch = (t["times"], t["kinds"], t["letters"], t["wrong"], t["queue"], t["tmp"],
                t["letter_times"], t["chosen"])
     checks = (deck_counts, t["seen"], n_cards, 1 if checked else 0)
+    if search is not None:
+        search_nb.set_up_nb(search, rules, deck_counts, n_cards)
 
     for k in range(count):
         g = first + k
@@ -237,8 +261,10 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
                 has_www[s] = 1 if hands[s, WWW] > 0 else 0
                 seat_stats[s, SS_WWW_ROUNDS] += has_www[s]
             first_reader = reader
+            if search is not None:
+                search_nb.note_score_nb(search, score)
             won, status = play_round_nb(seed, g, rnd, reader, n, rules, state, piles, stats,
-                                        scratch, checks, trace, at)
+                                        scratch, checks, trace, at, search, -1)
             if status != OK:
                 return status, g, at[0]
             score[won] += 1

@@ -2,7 +2,8 @@
 cards are counted on the table), the categories on the card it reads and their breadths.
 
 - the reader's category (the policy): `random`, `spoiler` (the narrowest category: the hardest for
-  the player with the fewest cards, whose letters the reader cannot see) or `widest`;
+  the player with the fewest cards, whose letters the reader cannot see) or `widest` (`search`:
+  search_nb.py, which falls back on PLAYOUT_POLICY here);
 - `target`: whom Te veel keuze takes a card from;
 - `counter`: whether to counter-attack an answer with a Wie Weet Wat card;
 - `shed`: which letters Grote Kans's extra cards shed first.
@@ -17,8 +18,10 @@ from kernels.wieweetwat.enums import (
     COUNTER_LEADER_ONLY,
     N_LETTERS,
     NO_TIME,
+    P_SEARCH,
     P_SPOILER,
     P_WIDEST,
+    PLAYOUT_POLICY,
     SHED_HARDEST,
     TARGET_FEWEST_CARDS,
     TARGET_MOST_CARDS,
@@ -28,8 +31,11 @@ from kernels.wieweetwat.recall_nb import randint_at_nb
 
 @inline
 def choose_category_nb(rngs, seat, policy, breadth, card):
-    """The slot (0..3) of the category the reader reads from category card `card`."""
+    """The slot (0..3) of the category the reader reads from category card `card`. A search
+    reader reads as its play-outs do where it does not search (remises, the Vicieuze cirkel)."""
     first = card * CATEGORIES_PER_CARD
+    if policy == P_SEARCH:
+        policy = PLAYOUT_POLICY
     if policy == P_SPOILER or policy == P_WIDEST:
         best = 0
         for slot in range(1, CATEGORIES_PER_CARD):

@@ -13,6 +13,7 @@ import numpy as np
 
 from kernels.jit import borrowing, inline
 from kernels.status import CARDS_LOST, INVARIANT, OK, TOO_LONG
+from kernels.wieweetwat import search_nb  # a module: search_nb plays its play-outs with this one
 from kernels.wieweetwat.actions_nb import (
     circle_nb,
     left_of_nb,
@@ -58,6 +59,7 @@ from kernels.wieweetwat.enums import (
     MAX_TURNS,
     N_LETTERS,
     NO_TIME,
+    P_SEARCH,
     R_COUNTER_ATTACKS,
     R_GROTE_KANS_CARDS,
     R_READER_AFTER_WRONG,
@@ -181,7 +183,7 @@ def draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n, qu
 
 @borrowing
 def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, piles, stats, queue,
-                         tmp, trace, at):
+                         tmp, trace, at, search, remise):
     """The action cards of the queue, one by one in the order drawn, before the category is read.
     Returns (round winner or -1, Grote Kans or not, status 0 or -1 for a queue overflow). A round
     that ends during the actions skips the rest of them (they are discarded with the turn's cards).
@@ -230,7 +232,11 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
             target = left_of_nb(reader, n)
             take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
         elif action == A_TE_VEEL_KEUZE:
-            target = choose_target_nb(seat_rng, seat_i[reader, SI_TARGET], reader, hand_n, n)
+            if search is not None and seat_policy[reader] == P_SEARCH and not remise:
+                target = search_nb.search_target_nb(search, rnd, reader, n, i, grote, rules, state,
+                                                    piles)
+            else:
+                target = choose_target_nb(seat_rng, seat_i[reader, SI_TARGET], reader, hand_n, n)
             take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
         elif action == A_PECHVOGEL:
             target = pechvogel_partner_nb(reader, hand_n, n)
@@ -320,7 +326,7 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
 
 @borrowing
 def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratch, checks, trace,
-                  at):
+                  at, search, first_slot):
     """One round, reader's turn after reader's turn until a player has no letter card left. A turn:
     the card (and its actions), the category, the race of answers and every remise that follows,
     the winner's discards, counter-attacks; the next reader. Returns (round winner, status: OK, or
@@ -332,7 +338,11 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     discards, category cards in use), stats (seat_stats, action_stats, letter_stats, game_stats),
     scratch (times, kinds, letters, wrong, queue, tmp, letter_times, chosen) and checks (deck_counts,
     seen, checked 0/1). One call per round: arrays handed to a function cost reference counts, so
-    nothing in a turn hands them on but the rare action cards."""
+    nothing in a turn hands them on but the rare action cards.
+
+    `search`: the search players' workspace (search_nb.new_workspace_nb), or None at tables without
+    a search seat and in the search's own play-outs (Numba then compiles the round without it).
+    `first_slot`: -1, or (a play-out of the search) the slot the reader reads on the first card."""
     rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action = rules
     hands, hand_n, pending, restrict, pile_n, seat_rng = state
     lpile, ldisc, cpile, cdisc, cuse = piles
@@ -365,7 +375,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             if queue_n > 0:
                 won, grote_now, status = carry_out_actions_nb(seed, game, rnd, reader, n, queue_n,
                                                               rules, state, piles, stats, queue, tmp,
-                                                              trace, at)
+                                                              trace, at, search, remise)
                 grote = grote or grote_now
                 if status != 0:
                     return -1, INVARIANT
@@ -375,7 +385,14 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                         add_card_nb(hands, hand_n, s, pending[s])
                         pending[s] = -1
                 break
-            slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, card)
+            if first_slot >= 0:
+                slot = first_slot
+                first_slot = -1
+            elif search is not None and seat_policy[reader] == P_SEARCH and not remise:
+                slot = search_nb.search_category_nb(search, rnd, reader, n, card, grote, rules,
+                                                    state, piles)
+            else:
+                slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, card)
             b = breadth[card * CATEGORIES_PER_CARD + slot]
             game_stats[GS_CATEGORIES] += 1
             if remise:

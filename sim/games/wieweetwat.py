@@ -149,6 +149,11 @@ PLAYER_PARAMS = (
                 "text: 'Je pakt een letterkaart van een andere speler naar keuze'; " + DOC),
 )
 
+SAMPLES = IntParam(
+    "samples", 32, 1, 1024, "search: determinizations (deals of the unseen letter cards, orders of "
+    "the category pile, future recall times) per decision; each plays every option out to the end "
+    "of the round", "ruling: the search player's budget is a player parameter")
+
 GAME = Game(
     name="wieweetwat",
     title="Wie Weet Wat: Kaartspel",
@@ -201,6 +206,12 @@ GAME = Game(
         Policy("spoiler", 1, "as reader, reads the narrowest category: the hardest for the player "
                "with the fewest cards (whose letters it cannot see)", PLAYER_PARAMS),
         Policy("widest", 2, "as reader, reads the widest category", PLAYER_PARAMS),
+        Policy("search", 3, "determinized Monte Carlo: as reader, deals what it cannot see "
+               "`samples` times and plays every category of the card (and every opponent for Te "
+               "veel keuze) out to the end of the round with spoiler at every seat; takes the best "
+               "mean chance to win the game, keeping spoiler's choice unless another is better "
+               "beyond noise; remises and the Vicieuze cirkel read as spoiler",
+               PLAYER_PARAMS + (SAMPLES,)),
     ),
     columns=(
         Column("categories", "int32", "categories read (remises' new categories and Vicieuze "
