@@ -70,7 +70,7 @@ G_QUESTIONS = 8
 G_STALLED = 9
 G_MOLE = 10
 G_FIRST_CARD = 11  # 1 at a turn's first card, 0 at a card laid on a 7 (a search resumes there)
-G_PAUSED = 12  # 1 when play stopped at a search decision (play_turns_nb's `until`, for tests)
+G_PAUSED = 12  # 1 + the reasoner's slot when play paused at a search decision (tests)
 N_GS = 13
 
 # Per-seat records, rows of one int64 array `per` [N_PER, MAX_PLAYERS]

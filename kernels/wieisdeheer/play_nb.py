@@ -271,7 +271,7 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
     `forced` >= 0: resume at gs's seat, at the choice of a card with no draw pending (a turn's first
     card, or one on a 7 as gs[G_FIRST_CARD] says), and play the card in that hand slot: the search
     plays each option out this way. `until`: a search seat's decision at or after this many turns
-    stops play there (gs[G_PAUSED] = 1; tests read the state)."""
+    stops play there (gs[G_PAUSED] = 1 + the reasoner's slot; tests read the state)."""
     st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = tb
     n = policies.shape[0]
     play_drawn = rule_i[R_PLAY_DRAWN] != 0
@@ -304,7 +304,8 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
     while active > 1:
         pol = policies[s]
         acts = P_REASONER if pol == P_SEARCH else pol  # a search seat plays, and is read, as one
-        is_mole = s == mole
+        # the mole's sabotage coins: a search seat's own choice is its search's, never a coin
+        saboteur = s == mole and pol != P_SEARCH
         skip = False
         gone = False
         last = -1
@@ -351,7 +352,7 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                     forced = -1
                 else:
                     slot, sab = choose_slot_nb(acts, hands, hand_n, s, st[ST_SUIT], st[ST_RANK],
-                                               st[ST_PILE], rich[s], hand_n[nxt], is_mole,
+                                               st[ST_PILE], rich[s], hand_n[nxt], saboteur,
                                                seat_f[s, SF_SABOTAGE], seat_i[s, SI_MOLE_STYLE],
                                                seat_rng, counts, st, in_disc)
                     if search is not None and pol == P_SEARCH and slot >= 0:
@@ -367,8 +368,8 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                         gs[G_STALLED] = stalled
                         gs[G_FIRST_CARD] = 1 if first_card else 0
                         rng[MAX_PLAYERS] = ans_rng
-                        if turns >= until:
-                            gs[G_PAUSED] = 1
+                        if turns >= until and search_nb.options_nb(tb, s, slot, search[4]) > 0:
+                            gs[G_PAUSED] = 1 + slot
                             return OK, tp
                         chosen = search_nb.search_slot_nb(rule_i, rule_f, policies, seat_i, seat_f,
                                                           tb, s, slot, search)
@@ -440,6 +441,9 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                 if questions > 0:
                     if acts == P_RANDOM:
                         target = (s + 1 + pick_nb(seat_rng, s, n - 1)) % n
+                    elif pol == P_SEARCH:
+                        target = search_nb.question_target_nb(post, per, s, n, n_out, questions,
+                                                              accuracy, seat_f)
                     else:
                         target = most_uncertain_nb(post, s, n)
                     bluff = seat_f[target, SF_BLUFF]
@@ -481,9 +485,8 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
             out_of[s] = 1
             gone = True
             per[PS_JOKER_FINISH, s] = 1 if on_joker else 0
-            write_suspect_nb(acts, post, told, s, n, mole, seat_rng, per)
-            if search is not None:
-                per[PS_PUB_SUSPECT, s] = most_likely_nb(pub, s, n)
+            write_suspect_nb(pol, post, told, s, n, mole, seat_rng, per, n_out)
+            per[PS_PUB_SUSPECT, s] = most_likely_nb(pub, s, n)  # what a search seat guesses
             if tr:
                 tp = ev_nb(trace, tp, EV_OUT, s, n_out - 1, per[PS_SUSPECT, s],
                            per[PS_P_SUSPECT, s], per[PS_JOKER_FINISH, s], 0, 0)
@@ -535,12 +538,11 @@ def rest_of_order_nb(rule_i, policies, tb, n, trace, tp, tr):
             if out_of[t] == 0 and (best < 0 or hand_n[t] < hand_n[best]):
                 best = t
         per[PS_ORDER, n_out] = best
+        per[PS_PUB_SUSPECT, best] = most_likely_nb(pub, best, n)  # for a search seat after it
         n_out += 1
         out_of[best] = 1
         if last_names:
-            pol = policies[best]
-            write_suspect_nb(P_REASONER if pol == P_SEARCH else pol, post, told, best, n,
-                             gs[G_MOLE], rng, per)
+            write_suspect_nb(policies[best], post, told, best, n, gs[G_MOLE], rng, per, n_out)
         if tr:
             tp = ev_nb(trace, tp, EV_OUT, best, n_out - 1, per[PS_SUSPECT, best],
                        per[PS_P_SUSPECT, best], 0, 1, 0)
@@ -560,12 +562,15 @@ def dry_count_nb(dry, card, moved, active):
 
 
 @njit
-def write_suspect_nb(policy, post, told, s, players, mole, seat_rng, per):
-    """Seat s writes its suspect: the most likely mole in its posterior (random: any other seat);
-    of the beliefs it states (stated_beliefs_nb: tempered), the probability on its suspect, the
+def write_suspect_nb(policy, post, told, s, players, mole, seat_rng, per, placed):
+    """Seat s, at a place among the first `placed` of the order, writes its suspect: the most
+    likely mole in its posterior (random: any other seat; search: search_nb.suspect_nb); of the
+    beliefs it states (stated_beliefs_nb: tempered), the probability on its suspect, the
     probability on the true mole and the Brier score are kept (per mille, per mille, millionths)."""
     if policy == P_RANDOM:
         w = (s + 1 + pick_nb(seat_rng, s, players - 1)) % players
+    elif policy == P_SEARCH:
+        w = search_nb.suspect_nb(post, per, s, players, placed)
     else:
         w = most_likely_nb(post, s, players)
     stated_beliefs_nb(post, s, players, told)

@@ -37,8 +37,9 @@ from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb, unifor
 from kernels.wieisdeheer import play_nb  # a module: play_nb's turn loop calls back into this one
 from kernels.wieisdeheer.enums import (
     G_MOLE, JOKER, MAX_PLAYERS, N_CARDS, P_REASONER, P_SEARCH, PS_ORDER, PS_OUT, PS_PUB_SUSPECT, PS_SUSPECT,
-    R_MOLE_POT, SI_SAMPLES,
+    R_MOLE_POT, SF_BLUFF, SI_SAMPLES,
 )
+from kernels.wieisdeheer.belief_nb import answer_likelihoods_nb, most_likely_nb
 from kernels.wieisdeheer.rules_nb import winner_nb
 from kernels.wieisdeheer.table_nb import (
     RANK_OF, ST_CARDS, ST_DRAW_N, ST_POT, ST_RANK, ST_SUIT, fits_nb,
@@ -56,11 +57,7 @@ def new_workspace_nb(seat_policy):
     """The search players' workspace, made once per call of the driver: (a determinization's
     tables, a play-out's tables, every seat's play-out policy, the unseen cards, the options'
     slots, gain totals and squared-gain totals)."""
-    playout = seat_policy.copy()
-    for s in range(playout.shape[0]):
-        if playout[s] == P_SEARCH:
-            playout[s] = P_REASONER
-    return (play_nb.new_tables_nb(), play_nb.new_tables_nb(), playout,
+    return (play_nb.new_tables_nb(), play_nb.new_tables_nb(), seat_policy.copy(),
             np.zeros(N_CARDS, np.int64), np.zeros(N_CARDS, np.int64),
             np.zeros(N_CARDS, np.float64), np.zeros(N_CARDS, np.float64))
 
@@ -175,14 +172,95 @@ def determinize_nb(tb, det, p, n, unseen, u):
 @njit
 def playout_value_nb(rule_i, rule_f, seat_i, seat_f, det, sim, playout, p, n, seed, slot):
     """Seat p's value of playing the card in `slot` now and letting every seat play its play-out
-    policy to the end of the game, from the determinization `det`: 1 when p wins, else 0."""
+    policy to the end of the game, from the determinization `det` (value_nb)."""
     copy_tables_nb(det, sim)
     play_nb.play_turns_nb(seed, np.int64(0), rule_i, rule_f, playout, seat_i, seat_f, sim, None,
                           0, False, False, None, slot, NO_LIMIT)
     play_nb.rest_of_order_nb(rule_i, playout, sim, n, None, 0, False)
+    return value_nb(sim, p, n, rule_i[R_MOLE_POT])
+
+
+@njit
+def value_nb(sim, p, n, mole_pot):
+    """What the ended play-out `sim` is worth to seat p: as the mole, 1 when it wins; otherwise its
+    chance to win by its own beliefs at the end, post[p, w] for the suspect w it wrote when no seat
+    ahead of it in the order wrote w too, else 0 (a seat ahead that wrote w wins if w is the mole).
+    The chance instead of whether w is the play-out's drawn mole: the same expectation under p's
+    beliefs, without the draw's noise (the suspects of the seats ahead are taken as they fell, not
+    read as evidence)."""
     st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = sim
-    winner = winner_nb(per[PS_ORDER], n, per[PS_SUSPECT], gs[G_MOLE], st[ST_POT], rule_i[R_MOLE_POT])
-    return 1.0 if winner == p else 0.0
+    mole = gs[G_MOLE]
+    winner = winner_nb(per[PS_ORDER], n, per[PS_SUSPECT], mole, st[ST_POT], mole_pot)
+    if mole == p:
+        return 1.0 if winner == p else 0.0
+    w = per[PS_SUSPECT, p]
+    if (mole_pot > 0 and st[ST_POT] < mole_pot) or w < 0:
+        return 0.0
+    for i in range(n):
+        o = per[PS_ORDER, i]
+        if o == p:
+            break
+        if per[PS_SUSPECT, o] == w:
+            return 0.0
+    return post[p, w]
+
+
+@njit
+def suspect_nb(post, per, p, n, placed):
+    """The suspect seat p writes at its place among the first `placed` of the order: its most likely
+    mole among the seats that no seat ahead of it in the order has (by the public beliefs) written.
+    Writing a seat that a player ahead wrote never wins: that player wins if it is the mole. All
+    seats taken: the most likely."""
+    best = -1
+    best_p = -1.0
+    for k in range(1, n):
+        m = (p + k) % n
+        if not taken_nb(per, p, placed, m) and post[p, m] > best_p:
+            best_p = post[p, m]
+            best = m
+    return best if best >= 0 else most_likely_nb(post, p, n)
+
+
+@njit
+def taken_nb(per, p, placed, m):
+    """Has a seat ahead of p among the first `placed` of the order written m (by the public
+    beliefs)?"""
+    for i in range(placed):
+        o = per[PS_ORDER, i]
+        if o == p:
+            return False
+        if per[PS_PUB_SUSPECT, o] == m:
+            return True
+    return False
+
+
+@njit
+def question_target_nb(post, per, p, n, placed, questions, accuracy, seat_f):
+    """Whom seat p questions with an ace: the seat whose answers most raise, in expectation, p's
+    chance of writing the mole (its largest belief among the seats nobody gone out has written).
+    With k of the q answers mole-like, the joint chance of k and "m is the mole" is post[p, m]
+    times the chance of k given m, so the expected largest posterior is the sum over k of the
+    largest joint chance: exact, no sampling."""
+    best = -1
+    best_v = -1.0
+    for kk in range(1, n):
+        t = (p + kk) % n
+        ll, lm = answer_likelihoods_nb(True, accuracy, seat_f[t, SF_BLUFF])
+        v = 0.0
+        ways = 1.0  # C(q, k)
+        for k in range(questions + 1):
+            top = 0.0
+            for m in range(n):
+                if m == p or taken_nb(per, p, placed, m):
+                    continue
+                x = lm if m == t else ll
+                top = max(top, post[p, m] * ways * x ** k * (1.0 - x) ** (questions - k))
+            v += top
+            ways = ways * (questions - k) / (k + 1)
+        if v > best_v + 1e-12:
+            best_v = v
+            best = t
+    return best
 
 
 @njit
