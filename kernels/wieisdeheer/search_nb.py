@@ -1,15 +1,19 @@
 """Wie is de Heer?'s search player (policy `search`): determinized Monte Carlo over the rest of
-the game.
+the game, and the choices it makes from its beliefs.
 
-The search player plays as the reasoner (its cards when a draw is pending, whether it plays a
-drawn card, the jack's suit, whom it questions, whom it writes), but where the reasoner chooses a
-card with no draw pending (a turn's first card, or a card laid on a 7) and more than one card fits,
-it draws `samples` determinizations of what it cannot see and plays every fitting card out in
-each, every seat playing its own public policy (a search seat the reasoner) to the end of the game;
-it takes the card with the best mean value (1 when it wins the play-out, else 0), but keeps the
-reasoner's own card unless another is better by more than noise (CONFIDENCE). Every option sees the
-same determinizations and the same draws (common random numbers), so the gains over the reasoner's
-card are paired; jokers play alike, so one joker stands for all.
+The search player plays as the reasoner (its cards when a draw is pending, whether it plays a drawn
+card, the jack's suit), but for three choices:
+- where the reasoner chooses a card with no draw pending (a turn's first card, or a card laid on a
+  7) and more than one card fits, it draws `samples` determinizations of what it cannot see and
+  plays every fitting card out in each, every seat playing its own public policy to the end of the
+  game; it takes the card with the best mean value (value_nb: its chance to win), but keeps the
+  reasoner's own card unless another is better by more than noise (CONFIDENCE). Every option sees
+  the same determinizations and the same draws (common random numbers), so the gains over the
+  reasoner's card are paired; jokers play alike, so one joker stands for all;
+- it writes its most likely mole among the seats nobody ahead of it wrote (suspect_nb);
+- an ace's questions go to the seat whose answers most raise its chance of writing the mole
+  (question_target_nb).
+As the mole it never sabotages by coin (play_nb); its search may still choose a void.
 
 What the seat knows: its own hand and mole card, the discard pile (every card played), the pile's
 points, the pot, the direction, the pending draw, the hand sizes, who has gone out, its own beliefs
@@ -27,8 +31,10 @@ others read and the suspects they wrote. A determinization
 The play-out's reshuffles, answers and every seat's random choices come from streams seeded by one
 word of the seat's own stream: the other seats' streams and the real draw pile are never touched.
 
-The search plays with play_nb's turn loop (play_turns_nb without a workspace: the play-outs do
-not search), and play_nb calls search_slot_nb: the two modules import each other as modules.
+In a play-out a search seat writes and questions as above (it guesses the suspects of seats that
+go out in the play-out from the public beliefs at the decision) but chooses its cards as the
+reasoner. The search plays with play_nb's turn loop (play_turns_nb without a workspace: the
+play-outs do not search), and play_nb calls search_slot_nb: the two modules import each other as modules.
 """
 import numpy as np
 
@@ -36,8 +42,8 @@ from kernels.jit import njit
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb, uniform_nb
 from kernels.wieisdeheer import play_nb  # a module: play_nb's turn loop calls back into this one
 from kernels.wieisdeheer.enums import (
-    G_MOLE, JOKER, MAX_PLAYERS, N_CARDS, P_REASONER, P_SEARCH, PS_ORDER, PS_OUT, PS_PUB_SUSPECT, PS_SUSPECT,
-    R_MOLE_POT, SF_BLUFF, SI_SAMPLES,
+    G_MOLE, JOKER, MAX_PLAYERS, N_CARDS, PS_ORDER, PS_OUT, PS_PUB_SUSPECT, PS_SUSPECT, R_MOLE_POT,
+    SF_BLUFF, SI_SAMPLES,
 )
 from kernels.wieisdeheer.belief_nb import answer_likelihoods_nb, most_likely_nb
 from kernels.wieisdeheer.rules_nb import winner_nb
