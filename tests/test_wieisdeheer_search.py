@@ -124,7 +124,7 @@ def exchange_hidden(tb, p, players, rng):
 @pytest.mark.parametrize("players,rules,game,until", [
     (4, {}, 1, 3),
     (3, {"jokers": 4}, 2, 12),
-    (5, {"answers_public": True}, 4, 20),
+    (5, {"answers_public": True}, 4, 9),
     (6, {"play_drawn": False}, 6, 8),
 ])
 def test_search_uses_only_what_its_seat_may_know(players, rules, game, until):

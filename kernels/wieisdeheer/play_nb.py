@@ -21,17 +21,17 @@ from kernels.wieisdeheer.belief_nb import (
 )
 from kernels.wieisdeheer import search_nb  # a module: search_nb plays out with this module's loop
 from kernels.wieisdeheer.enums import (
-    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, DRAW_NO_FIT, DRAW_PENALTY, EV_ASK, EV_BANK, EV_BELIEF, EV_CARD,
-    EV_DRAW, EV_END, EV_EVIDENCE, EV_GAME, EV_GOT, EV_ORDER, EV_OUT, EV_PLAY, EV_RESHUFFLE,
+    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, DRAW_NO_FIT, DRAW_PENALTY, EV_ASK, EV_BANK, EV_BELIEF,
+    EV_CARD, EV_DRAW, EV_END, EV_EVIDENCE, EV_GAME, EV_GOT, EV_ORDER, EV_OUT, EV_PLAY, EV_RESHUFFLE,
     EV_REVERSE, EV_SABOTAGE, EV_SKIP, EV_STALL, EV_START, EV_VOID, EV_WINNER, G_ACTIVE, G_DRY,
     G_FIRST_CARD, G_MOLE, G_OUT, G_PAUSED, G_PLAYS, G_QUESTIONS, G_SABOTAGES, G_SEAT, G_SINCE_OUT,
     G_STALLED, G_TURNS, JACK, JOKER, LONG_ROUNDS, MAX_JOKERS, MAX_PLAYERS, MAX_SAMPLES, MAX_TURNS,
     MIN_PLAYERS, N_CARDS, N_GS, N_PER, N_POLICIES, N_RULES_F, N_RULES_I, N_SUITS, P_RANDOM,
     P_REASONER, P_SEARCH, PS_ASKED, PS_BANKED, PS_BRIER, PS_DRAWN, PS_JOKER_FINISH, PS_ORDER,
-    PS_OUT, PS_P_MOLE, PS_P_SUSPECT, PS_PUB_SUSPECT, PS_RICH, PS_SUSPECT, PS_VOIDED, R_ANSWERS_PUBLIC,
-    R_JOKER_UP, R_JOKERS, R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN, R_QUESTIONS, RF_ACCURACY,
-    SEAT_F_ORDER, SEAT_I_ORDER, SEVEN, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH, SI_SAMPLES,
-    STUCK_ROUNDS, TRACE_WIDTH,
+    PS_OUT, PS_P_MOLE, PS_P_SUSPECT, PS_PUB_SUSPECT, PS_RICH, PS_SUSPECT, PS_VOIDED,
+    R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS, R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN, R_QUESTIONS,
+    RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER, SEVEN, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH,
+    SI_SAMPLES, STUCK_ROUNDS, TRACE_WIDTH,
 )
 from kernels.wieisdeheer.policies_nb import (
     choose_slot_nb, jack_suit_nb, pick_nb, play_drawn_nb, stack_slot_nb,
@@ -328,7 +328,8 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                     if tr:
                         tp = ev_nb(trace, tp, EV_DRAW, s, want, DRAW_PENALTY, 0, 0, 0, 0)
                     for _ in range(want):
-                        card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s)
+                        card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands,
+                                                  hand_n, s)
                         dry = dry_count_nb(dry, card, moved, active)
                         if moved > 0 and tr:
                             tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)

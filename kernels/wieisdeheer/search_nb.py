@@ -34,7 +34,8 @@ word of the seat's own stream: the other seats' streams and the real draw pile a
 In a play-out a search seat writes and questions as above (it guesses the suspects of seats that
 go out in the play-out from the public beliefs at the decision) but chooses its cards as the
 reasoner. The search plays with play_nb's turn loop (play_turns_nb without a workspace: the
-play-outs do not search), and play_nb calls search_slot_nb: the two modules import each other as modules.
+play-outs do not search), and play_nb calls search_slot_nb: the two modules import each other
+as modules.
 """
 import numpy as np
 
