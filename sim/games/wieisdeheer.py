@@ -29,7 +29,7 @@ MOLE_STYLE = ChoiceParam("mole_style", "smart", ("naive", "smart"), "as the mole
 RICH = IntParam("rich", 12, 1, 100, "pile points from which this player banks with a jack and "
                 "avoids voiding (loyal), and from which its acts are read as evidence",
                 DOC + " (a player's knob); " + MODEL)
-SAMPLES = IntParam("samples", 32, 1, 1024, "search: determinizations (deals of the unseen cards "
+SAMPLES = IntParam("samples", 64, 1, 1024, "search: determinizations (deals of the unseen cards "
                    "and a mole drawn from its beliefs) per card choice; each plays every fitting "
                    "card out to the end of the game", "ruling: the search player's budget is a "
                    "player parameter")
