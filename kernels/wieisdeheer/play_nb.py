@@ -9,7 +9,7 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 """
 import numpy as np
 
-from kernels.jit import kernel, njit
+from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
 from kernels.trace_nb import trace_row_nb as ev_nb
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
@@ -137,7 +137,7 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
                    checked, None)
 
 
-@njit
+@inline
 def new_tables_nb():
     """The arrays one game is played on: (st, hands, hand_n, draw, disc, in_disc, seen, counts,
     post, told, pub, rng, per, gs). `pub`: the beliefs from public evidence alone (kept only when
@@ -260,7 +260,7 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
     return OK, -1, tp
 
 
-@njit
+@inline
 def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, tp, tr, checked,
                   search, forced, until):
     """Play game g on the tables `tb` from the state in gs until one player is left or the game is
