@@ -32,7 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 Z95 = 1.959964
 # game: (its search player, the best fixed player measured against it)
-DEFAULTS = {"knutten": ("search", "trap"), "wizard": ("search", "heuristic"), "wieweetwat": ("search", "spoiler")}
+DEFAULTS = {"knutten": ("search", "trap"), "wizard": ("search", "heuristic"),
+            "wieisdeheer": ("search", "reasoner"), "wieweetwat": ("search", "spoiler"),
+            "wippen": ("search", "builder")}
 
 
 def mean_interval(values: np.ndarray) -> tuple[float, float, float]:

@@ -44,14 +44,50 @@ SF_BLUFF = 1  # the mole's skill at lying in answers (1 = answers read like a lo
 SEAT_F_ORDER = ("sabotage", "bluff")
 SI_MOLE_STYLE = 0  # STYLE_*
 SI_RICH = 1  # pile points from which a reasoner banks and avoids voiding
-SEAT_I_ORDER = ("mole_style", "rich")
+SI_SAMPLES = 2  # the search player's determinizations per decision
+SEAT_I_ORDER = ("mole_style", "rich", "samples")
 STYLE_NAIVE, STYLE_SMART = 0, 1
 
 # Policy ids
 P_RANDOM = 0
 P_REASONER = 1
 P_RACER = 2
-N_POLICIES = 3
+P_SEARCH = 3  # plays as the reasoner but searches its card choices (search_nb)
+N_POLICIES = 4
+MAX_SAMPLES = 1024
+
+# The game's scalars between turns, in one int64 array `gs` (play_nb.play_turns_nb loads them into
+# locals and stores them back; the search copies them into its play-outs)
+G_SEAT = 0  # the seat to act
+G_TURNS = 1
+G_PLAYS = 2
+G_OUT = 3  # players gone out
+G_ACTIVE = 4  # players still in
+G_SINCE_OUT = 5  # turns since somebody went out
+G_DRY = 6  # dry reshuffles and failed draws in a row
+G_SABOTAGES = 7
+G_QUESTIONS = 8
+G_STALLED = 9
+G_MOLE = 10
+G_FIRST_CARD = 11  # 1 at a turn's first card, 0 at a card laid on a 7 (a search resumes there)
+G_PAUSED = 12  # 1 + the reasoner's slot when play paused at a search decision (tests)
+N_GS = 13
+
+# Per-seat records, rows of one int64 array `per` [N_PER, MAX_PLAYERS]
+PS_OUT = 0  # 1 once the seat's order place is fixed
+PS_ORDER = 1  # the finishing order: seats by place
+PS_SUSPECT = 2
+PS_P_SUSPECT = 3
+PS_P_MOLE = 4
+PS_BRIER = 5
+PS_JOKER_FINISH = 6
+PS_ASKED = 7
+PS_BANKED = 8
+PS_VOIDED = 9
+PS_DRAWN = 10
+PS_RICH = 11  # the seat's `rich` parameter
+PS_PUB_SUSPECT = 12  # the suspect the public posterior gives a seat that went out (the search's guess)
+N_PER = 13
 
 # Public acts on a pile (what observers update on), and their likelihood slots
 ACT_VOID = 0  # an ace on the pile: its points are voided

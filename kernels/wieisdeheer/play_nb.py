@@ -9,7 +9,7 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 """
 import numpy as np
 
-from kernels.jit import kernel, njit
+from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
 from kernels.trace_nb import trace_row_nb as ev_nb
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
@@ -19,14 +19,19 @@ from kernels.wieisdeheer.belief_nb import (
     is_evidence_nb, most_likely_nb, most_uncertain_nb, public_chances_nb, stated_beliefs_nb,
     update_one_nb,
 )
+from kernels.wieisdeheer import search_nb  # a module: search_nb plays out with this module's loop
 from kernels.wieisdeheer.enums import (
-    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, DRAW_NO_FIT, DRAW_PENALTY, EV_ASK,
-    EV_BANK, EV_BELIEF, EV_CARD, EV_DRAW, EV_END, EV_EVIDENCE, EV_GAME, EV_GOT, EV_ORDER, EV_OUT,
-    EV_PLAY, EV_RESHUFFLE, EV_REVERSE, EV_SABOTAGE, EV_SKIP, EV_STALL, EV_START, EV_VOID,
-    EV_WINNER, JACK, JOKER, MAX_JOKERS, MAX_PLAYERS, MAX_TURNS, MIN_PLAYERS, N_CARDS,
-    N_POLICIES, N_RULES_F, N_RULES_I, N_SUITS, P_RANDOM, R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS,
-    R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN, R_QUESTIONS, RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER,
-    LONG_ROUNDS, SEVEN, STUCK_ROUNDS, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH, TRACE_WIDTH,
+    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, DRAW_NO_FIT, DRAW_PENALTY, EV_ASK, EV_BANK, EV_BELIEF,
+    EV_CARD, EV_DRAW, EV_END, EV_EVIDENCE, EV_GAME, EV_GOT, EV_ORDER, EV_OUT, EV_PLAY, EV_RESHUFFLE,
+    EV_REVERSE, EV_SABOTAGE, EV_SKIP, EV_STALL, EV_START, EV_VOID, EV_WINNER, G_ACTIVE, G_DRY,
+    G_FIRST_CARD, G_MOLE, G_OUT, G_PAUSED, G_PLAYS, G_QUESTIONS, G_SABOTAGES, G_SEAT, G_SINCE_OUT,
+    G_STALLED, G_TURNS, JACK, JOKER, LONG_ROUNDS, MAX_JOKERS, MAX_PLAYERS, MAX_SAMPLES, MAX_TURNS,
+    MIN_PLAYERS, N_CARDS, N_GS, N_PER, N_POLICIES, N_RULES_F, N_RULES_I, N_SUITS, P_RANDOM,
+    P_REASONER, P_SEARCH, PS_ASKED, PS_BANKED, PS_BRIER, PS_DRAWN, PS_JOKER_FINISH, PS_ORDER,
+    PS_OUT, PS_P_MOLE, PS_P_SUSPECT, PS_PUB_SUSPECT, PS_RICH, PS_SUSPECT, PS_VOIDED,
+    R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS, R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN, R_QUESTIONS,
+    RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER, SEVEN, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH,
+    SI_SAMPLES, STUCK_ROUNDS, TRACE_WIDTH,
 )
 from kernels.wieisdeheer.policies_nb import (
     choose_slot_nb, jack_suit_nb, pick_nb, play_drawn_nb, stack_slot_nb,
@@ -43,10 +48,6 @@ from kernels.wieisdeheer.table_nb import (
 SCALE = 1e6  # likelihoods in the trace: millionths
 UNIT = np.uint64(11)
 TO_UNIT = 1.0 / 9007199254740992.0
-
-
-
-
 
 
 
@@ -101,6 +102,8 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
             return False
         if seat_i[s, SI_MOLE_STYLE] < 0 or seat_i[s, SI_MOLE_STYLE] > 1:
             return False
+        if seat_policy[s] == P_SEARCH and not 1 <= seat_i[s, SI_SAMPLES] <= MAX_SAMPLES:
+            return False
         for k in range(seat_f.shape[1]):
             if not (0.0 <= seat_f[s, k] <= 1.0):
                 return False
@@ -116,55 +119,72 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     trace rows written).
 
     rule_i: int64[7] in RULE_I_ORDER; rule_f: float64[1] (answer_accuracy). seat_policy:
-    int64[players] (P_*); seat_i: int64[players, 2] (mole_style, rich); seat_f: float64[players, 2]
-    (sabotage, bluff); data: () (no data inputs). out: OUT_DTYPE records. trace: None, or
-    int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every action,
-    verify that the card fitted, every card is in exactly one place and every posterior is a
-    distribution.
+    int64[players] (P_*); seat_i: int64[players, 3] (mole_style, rich, samples); seat_f:
+    float64[players, 2] (sabotage, bluff); data: () (no data inputs). out: OUT_DTYPE records.
+    trace: None, or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after
+    every action, verify that the card fitted, every card is in exactly one place and every
+    posterior is a distribution.
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
+    for s in range(seat_policy.shape[0]):
+        if seat_policy[s] == P_SEARCH:
+            # the search's workspace, made once per call; without a search seat the loop is
+            # compiled without the search (Numba prunes the `search is None` branches)
+            return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out,
+                           trace, checked, search_nb.new_workspace_nb(seat_policy))
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
-                   checked)
+                   checked, None)
+
+
+@inline
+def new_tables_nb():
+    """The arrays one game is played on: (st, hands, hand_n, draw, disc, in_disc, seen, counts,
+    post, told, pub, rng, per, gs). `pub`: the beliefs from public evidence alone (kept only when
+    a seat searches); `rng`: the seat streams, then the answers' stream at MAX_PLAYERS."""
+    return (np.zeros(N_ST, np.int64), np.zeros((MAX_PLAYERS, N_CARDS), np.int64),
+            np.zeros(MAX_PLAYERS, np.int64), np.zeros(N_CARDS, np.int64),
+            np.zeros(N_CARDS, np.int64), np.zeros(N_CARDS, np.int64), np.zeros(N_CARDS, np.int64),
+            np.zeros(N_SUITS + 1, np.int64), np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64),
+            np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64),
+            np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64),
+            np.zeros(MAX_PLAYERS + 1, np.uint64), np.zeros((N_PER, MAX_PLAYERS), np.int64),
+            np.zeros(N_GS, np.int64))
 
 
 @njit
-def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, trace, checked):
+def start_game_nb(seed, g, n, jokers, seat_i, tb):
+    """Deal game g onto the tables `tb` and reset its beliefs, streams and records."""
+    st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = tb
+    mole = setup_nb(seed, g, n, jokers, st, hands, hand_n, draw, disc, in_disc)
+    init_beliefs_nb(post, n)
+    init_beliefs_nb(pub, n)
+    rng[MAX_PLAYERS] = extra_stream_nb(seed, g, 0)
+    for s in range(n):
+        rng[s] = seat_stream_nb(seed, g, s)
+        for row in range(N_PER):
+            per[row, s] = 0
+        per[PS_SUSPECT, s] = -1
+        per[PS_P_SUSPECT, s] = -1
+        per[PS_P_MOLE, s] = -1
+        per[PS_BRIER, s] = -1
+        per[PS_PUB_SUSPECT, s] = -1
+        per[PS_RICH, s] = seat_i[s, SI_RICH]
+    for k in range(N_GS):
+        gs[k] = 0
+    gs[G_ACTIVE] = n
+    gs[G_MOLE] = mole
+    gs[G_FIRST_CARD] = 1
+
+
+@njit
+def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, trace, checked,
+            search):
     n = policies.shape[0]
     jokers = rule_i[R_JOKERS]
-    play_drawn = rule_i[R_PLAY_DRAWN] != 0
-    questions = rule_i[R_QUESTIONS]
-    answers_public = rule_i[R_ANSWERS_PUBLIC] != 0
     mole_pot = rule_i[R_MOLE_POT]
-    last_names = rule_i[R_LAST_NAMES] != 0
-    joker_up = rule_i[R_JOKER_UP] != 0
-    accuracy = rule_f[RF_ACCURACY]
-
-    st = np.zeros(N_ST, np.int64)
-    hands = np.zeros((MAX_PLAYERS, N_CARDS), np.int64)
-    hand_n = np.zeros(MAX_PLAYERS, np.int64)
-    draw = np.zeros(N_CARDS, np.int64)
-    disc = np.zeros(N_CARDS, np.int64)
-    in_disc = np.zeros(N_CARDS, np.int64)
-    seen = np.zeros(N_CARDS, np.int64)
-    counts = np.zeros(N_SUITS + 1, np.int64)
-    post = np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64)
-    told = np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64)  # the beliefs writers state
-    seat_rng = np.zeros(MAX_PLAYERS, np.uint64)
-    out_of = np.zeros(MAX_PLAYERS, np.int64)  # 1 once the seat's order place is fixed
-    order = np.zeros(MAX_PLAYERS, np.int64)
-    suspect = np.zeros(MAX_PLAYERS, np.int64)
-    p_suspect = np.zeros(MAX_PLAYERS, np.int64)
-    p_mole = np.zeros(MAX_PLAYERS, np.int64)
-    brier = np.zeros(MAX_PLAYERS, np.int64)
-    joker_finish = np.zeros(MAX_PLAYERS, np.int64)
-    asked = np.zeros(MAX_PLAYERS, np.int64)
-    banked = np.zeros(MAX_PLAYERS, np.int64)
-    voided = np.zeros(MAX_PLAYERS, np.int64)
-    drawn = np.zeros(MAX_PLAYERS, np.int64)
-    rich = np.zeros(MAX_PLAYERS, np.int64)
-    for s in range(n):
-        rich[s] = seat_i[s, SI_RICH]
+    tb = new_tables_nb()
+    st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = tb
     tracing = traced_nb(trace)
     tp = 0
 
@@ -172,21 +192,8 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
         g = first + k
         rec = out[k]
         tr = tracing and k == 0
-        mole = setup_nb(seed, g, n, jokers, st, hands, hand_n, draw, disc, in_disc)
-        init_beliefs_nb(post, n)
-        ans_rng = extra_stream_nb(seed, g, 0)
-        for s in range(n):
-            seat_rng[s] = seat_stream_nb(seed, g, s)
-            out_of[s] = 0
-            suspect[s] = -1
-            p_suspect[s] = -1
-            p_mole[s] = -1
-            brier[s] = -1
-            joker_finish[s] = 0
-            asked[s] = 0
-            banked[s] = 0
-            voided[s] = 0
-            drawn[s] = 0
+        start_game_nb(seed, g, n, jokers, seat_i, tb)
+        mole = gs[G_MOLE]
         if tr:
             tp = ev_nb(trace, tp, EV_GAME, -1, n, jokers, st[ST_CARDS], mole, 0, 0)
             for s in range(n):
@@ -196,200 +203,13 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
             tp = beliefs_ev_nb(trace, tp, post, n)
         if checked and not cards_conserved_nb(st, hands, hand_n, n, draw, disc, in_disc, seen):
             return CARDS_LOST, g, tp
-        s = 0
-        turns = 0
-        plays = 0
-        n_out = 0
-        active = n
-        since_out = 0  # turns since somebody went out
-        dry = 0  # dry reshuffles (fewer cards than players still in) and failed draws in a row
-        sabotages = 0
-        n_questions = 0
-        stalled = 0
-        while active > 1:
-            turns += 1
-            if turns > MAX_TURNS:
-                return TOO_LONG, g, tp
-            pol = policies[s]
-            is_mole = s == mole
-            skip = False
-            gone = False
-            last = -1
-            nxt = next_seat_nb(s, st[ST_DIR], n, out_of)
-            if st[ST_PENDING] > 0:
-                slot = stack_slot_nb(pol, hands[s], hand_n[s], seat_rng, s)
-                if slot < 0:
-                    want = st[ST_PENDING]
-                    st[ST_PENDING] = 0
-                    got = 0
-                    if tr:
-                        tp = ev_nb(trace, tp, EV_DRAW, s, want, DRAW_PENALTY, 0, 0, 0, 0)
-                    for _ in range(want):
-                        card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s)
-                        dry = dry_count_nb(dry, card, moved, active)
-                        if moved > 0 and tr:
-                            tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)
-                        if card < 0:
-                            break
-                        got += 1
-                        if tr:
-                            tp = ev_nb(trace, tp, EV_GOT, s, card, 0, 0, 0, 0, 0)
-                    drawn[s] += got
-                    slot = -2
-            else:
-                slot = -1
-            # the turn's cards: one, more after a 7, or a draw (and maybe the drawn card)
-            first_card = True
-            while True:
-                sab = 0
-                from_draw = False
-                if slot == -2:
-                    break
-                if slot < 0:
-                    slot, sab = choose_slot_nb(pol, hands, hand_n, s, st[ST_SUIT], st[ST_RANK],
-                                               st[ST_PILE], rich[s], hand_n[nxt], is_mole,
-                                               seat_f[s, SF_SABOTAGE], seat_i[s, SI_MOLE_STYLE],
-                                               seat_rng, counts, st, in_disc)
-                if slot < 0 and not first_card:
-                    break  # after a 7 a player "mag" lay another card: nothing fits, the turn ends
-                if slot < 0:
-                    card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s)
-                    dry = dry_count_nb(dry, card, moved, active)
-                    if moved > 0 and tr:
-                        tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)
-                    if card < 0:
-                        break
-                    drawn[s] += 1
-                    if tr:
-                        tp = ev_nb(trace, tp, EV_DRAW, s, 1, DRAW_NO_FIT, 0, 0, 0, 0)
-                        tp = ev_nb(trace, tp, EV_GOT, s, card, 0, 0, 0, 0, 0)
-                    slot = hand_n[s] - 1
-                    if not (play_drawn and fits_nb(card, st[ST_SUIT], st[ST_RANK], 0)
-                            and play_drawn_nb(pol, hands[s], hand_n[s], slot, counts, st[ST_PILE],
-                                              rich[s], hand_n[nxt])):
-                        break
-                    from_draw = True
-                card = hands[s, slot]
-                if checked and not fits_nb(card, st[ST_SUIT], st[ST_RANK], st[ST_PENDING]):
-                    return ILLEGAL_MOVE, g, tp
-                pile = st[ST_PILE]
-                if not from_draw and st[ST_PENDING] == 0 \
-                        and is_evidence_nb(pol, pile, rich[s], seat_f[s, SF_SABOTAGE]):
-                    a, j, o = public_chances_nb(st, in_disc, st[ST_SUIT], st[ST_RANK], hand_n[s])
-                    r = RANK_OF[card]
-                    act = ACT_VOID if r == ACE else (ACT_BANK if r == JACK else ACT_OTHER)
-                    ll, lm = act_likelihoods_nb(act, a, j, o, seat_f[s, SF_SABOTAGE],
-                                                seat_i[s, SI_MOLE_STYLE])
-                    bayes_update_nb(post, n, s, ll, lm)
-                    if tr:
-                        tp = ev_nb(trace, tp, EV_EVIDENCE, s, act, np.int64(ll * SCALE + 0.5),
-                                   np.int64(lm * SCALE + 0.5), pile, 1 if sab > 0 else 0, 0)
-                        tp = beliefs_ev_nb(trace, tp, post, n)
-                if sab > 0:
-                    sabotages += 1
-                    if sab == 2 and tr:
-                        tp = ev_nb(trace, tp, EV_SABOTAGE, s, card, pile, 0, 0, 0, 0)
-                remove_at_nb(hands, hand_n, s, slot)
-                discard_nb(st, disc, in_disc, card)
-                plays += 1
-                last = card
-                moved_pts, what = pile_effect_nb(st, card)
-                if RANK_OF[card] == JACK:
-                    st[ST_SUIT] = jack_suit_nb(pol, hands[s], hand_n[s], st[ST_SUIT], seat_rng, s,
-                                               counts)
-                skip = turn_effect_nb(st, card)
-                if tr:
-                    tp = ev_nb(trace, tp, EV_PLAY, s, card, pile, st[ST_PILE], st[ST_PENDING],
-                               st[ST_SUIT], hand_n[s])
-                if what == PILE_BANKED:
-                    banked[s] += moved_pts
-                    if tr:
-                        tp = ev_nb(trace, tp, EV_BANK, s, moved_pts, st[ST_POT], 0, 0, 0, 0)
-                elif what == PILE_VOIDED:
-                    voided[s] += moved_pts
-                    if tr:
-                        tp = ev_nb(trace, tp, EV_VOID, s, moved_pts, 0, 0, 0, 0, 0)
-                        tp = ev_nb(trace, tp, EV_REVERSE, -1, st[ST_DIR], 0, 0, 0, 0, 0)
-                    if questions > 0:
-                        if pol == P_RANDOM:
-                            target = (s + 1 + pick_nb(seat_rng, s, n - 1)) % n
-                        else:
-                            target = most_uncertain_nb(post, s, n)
-                        bluff = seat_f[target, SF_BLUFF]
-                        mole_like = 0
-                        for _ in range(questions):
-                            ans_rng, u = next_word_nb(ans_rng)
-                            x = (u >> UNIT) * TO_UNIT
-                            ll, lm = answer_likelihoods_nb(True, accuracy, bluff)
-                            reads = x < (lm if target == mole else ll)
-                            if reads:
-                                mole_like += 1
-                            ll, lm = answer_likelihoods_nb(reads, accuracy, bluff)
-                            if answers_public:
-                                bayes_update_nb(post, n, target, ll, lm)
-                            else:
-                                update_one_nb(post, s, n, target, ll, lm)
-                        asked[s] += questions
-                        n_questions += questions
-                        if tr:
-                            tp = ev_nb(trace, tp, EV_ASK, s, target, questions, mole_like, 0, 0, 0)
-                            tp = beliefs_ev_nb(trace, tp, post, n)
-                if checked:
-                    if not cards_conserved_nb(st, hands, hand_n, n, draw, disc, in_disc, seen):
-                        return CARDS_LOST, g, tp
-                    if not beliefs_sound_nb(post, n):
-                        return INVARIANT, g, tp
-                if hand_n[s] == 0 or RANK_OF[card] != SEVEN:
-                    break
-                first_card = False
-                slot = -1  # a 7: play another card on it, or draw
-            # going out: the player writes down the current best suspect
-            if hand_n[s] == 0 and out_of[s] == 0:
-                on_joker = last >= 0 and RANK_OF[last] == JOKER
-                go_out_nb(order, n_out, s, on_joker, joker_up)
-                n_out += 1
-                active -= 1
-                out_of[s] = 1
-                gone = True
-                joker_finish[s] = 1 if on_joker else 0
-                write_suspect_nb(pol, post, told, s, n, mole, seat_rng, suspect, p_suspect, p_mole,
-                                 brier)
-                if tr:
-                    tp = ev_nb(trace, tp, EV_OUT, s, n_out - 1, suspect[s], p_suspect[s],
-                               joker_finish[s], 0, 0)
-            if active <= 1:
-                break
-            if gone:
-                dry = 0
-                since_out = 0
-            else:
-                since_out += 1
-            if dry >= STUCK_ROUNDS or since_out >= LONG_ROUNDS * active:  # stuck
-                    stalled = 1
-                    if tr:
-                        tp = ev_nb(trace, tp, EV_STALL, -1, active, 0, 0, 0, 0, 0)
-                    break
-            s = next_seat_nb(s, st[ST_DIR], n, out_of)
-            if skip:
-                if tr:
-                    tp = ev_nb(trace, tp, EV_SKIP, s, 0, 0, 0, 0, 0, 0)
-                s = next_seat_nb(s, st[ST_DIR], n, out_of)
-        # the rest of the order: the last player (or, after a stall, fewest cards first)
-        while n_out < n:
-            best = -1
-            for kk in range(n):
-                t = (s + kk) % n
-                if out_of[t] == 0 and (best < 0 or hand_n[t] < hand_n[best]):
-                    best = t
-            order[n_out] = best
-            n_out += 1
-            out_of[best] = 1
-            if last_names:
-                write_suspect_nb(policies[best], post, told, best, n, mole, seat_rng, suspect,
-                                 p_suspect, p_mole, brier)
-            if tr:
-                tp = ev_nb(trace, tp, EV_OUT, best, n_out - 1, suspect[best], p_suspect[best], 0,
-                           1, 0)
+        status, tp = play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace,
+                                   tp, tr, checked, search, -1, MAX_TURNS + 1)
+        if status != OK:
+            return status, g, tp
+        tp = rest_of_order_nb(rule_i, policies, tb, n, trace, tp, tr)
+        order = per[PS_ORDER]
+        suspect = per[PS_SUSPECT]
         winner = winner_nb(order, n, suspect, mole, st[ST_POT], mole_pot)
         mole_won = winner == mole
         rec_score = rec["score"]
@@ -409,35 +229,326 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
                 rec["brier"][t] = -1
             else:
                 rec["correct"][t] = 1 if suspect[t] == mole else 0
-                rec["p_suspect"][t] = p_suspect[t]
-                rec["p_mole"][t] = p_mole[t]
-                rec["brier"][t] = brier[t]
-            rec["joker_finish"][t] = joker_finish[t]
-            rec["questions_asked"][t] = asked[t]
-            rec["banked"][t] = banked[t]
-            rec["voided"][t] = voided[t]
-            rec["drawn"][t] = drawn[t]
+                rec["p_suspect"][t] = per[PS_P_SUSPECT, t]
+                rec["p_mole"][t] = per[PS_P_MOLE, t]
+                rec["brier"][t] = per[PS_BRIER, t]
+            rec["joker_finish"][t] = per[PS_JOKER_FINISH, t]
+            rec["questions_asked"][t] = per[PS_ASKED, t]
+            rec["banked"][t] = per[PS_BANKED, t]
+            rec["voided"][t] = per[PS_VOIDED, t]
+            rec["drawn"][t] = per[PS_DRAWN, t]
         if tr:
             tp = ev_nb(trace, tp, EV_WINNER, winner, 1 if mole_won else 0, st[ST_POT],
                        st[ST_VOIDED], st[ST_PILE], 0, 0)
         rec["winner_mask"] = 1 << winner
-        rec["turns"] = turns
+        rec["turns"] = gs[G_TURNS]
         rec["rounds"] = 1
         rec["mole"] = mole
         rec["mole_won"] = 1 if mole_won else 0
         rec["pot"] = st[ST_POT]
         rec["points_voided"] = st[ST_VOIDED]
         rec["points_left"] = st[ST_PILE]
-        rec["questions"] = n_questions
-        rec["plays"] = plays
+        rec["questions"] = gs[G_QUESTIONS]
+        rec["plays"] = gs[G_PLAYS]
         rec["reshuffles"] = st[ST_RESHUFFLES]
-        rec["sabotages"] = sabotages
-        rec["stalled"] = stalled
+        rec["sabotages"] = gs[G_SABOTAGES]
+        rec["stalled"] = gs[G_STALLED]
         if tr:
             if trace_full_nb(trace, tp):
                 return TRACE_FULL, g, tp
             tp = ev_nb(trace, tp, EV_END, -1, 0, 0, 0, 0, 0, 0)
     return OK, -1, tp
+
+
+@inline
+def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, tp, tr, checked,
+                  search, forced, until):
+    """Play game g on the tables `tb` from the state in gs until one player is left or the game is
+    stuck; returns (status, trace rows). Reshuffles come from deal_stream_nb(seed, g, k).
+
+    `search`: the search players' workspace (search_nb.new_workspace_nb), or None in the search's
+    own play-outs and at tables without a search seat (Numba then compiles this loop without it).
+    `forced` >= 0: resume at gs's seat, at the choice of a card with no draw pending (a turn's first
+    card, or one on a 7 as gs[G_FIRST_CARD] says), and play the card in that hand slot: the search
+    plays each option out this way. `until`: a search seat's decision at or after this many turns
+    stops play there (gs[G_PAUSED] = 1 + the reasoner's slot; tests read the state)."""
+    st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = tb
+    n = policies.shape[0]
+    play_drawn = rule_i[R_PLAY_DRAWN] != 0
+    questions = rule_i[R_QUESTIONS]
+    answers_public = rule_i[R_ANSWERS_PUBLIC] != 0
+    joker_up = rule_i[R_JOKER_UP] != 0
+    accuracy = rule_f[RF_ACCURACY]
+    seat_rng = rng  # seat s's stream is rng[s]
+    out_of = per[PS_OUT]
+    drawn = per[PS_DRAWN]
+    banked = per[PS_BANKED]
+    voided = per[PS_VOIDED]
+    asked = per[PS_ASKED]
+    rich = per[PS_RICH]
+    ans_rng = rng[MAX_PLAYERS]
+    mole = gs[G_MOLE]
+    s = gs[G_SEAT]
+    turns = gs[G_TURNS]
+    plays = gs[G_PLAYS]
+    n_out = gs[G_OUT]
+    active = gs[G_ACTIVE]
+    since_out = gs[G_SINCE_OUT]  # turns since somebody went out
+    dry = gs[G_DRY]  # dry reshuffles (fewer cards than players still in) and failed draws in a row
+    sabotages = gs[G_SABOTAGES]
+    n_questions = gs[G_QUESTIONS]
+    stalled = gs[G_STALLED]
+    gs[G_PAUSED] = 0
+    resume = forced >= 0
+    status = OK
+    while active > 1:
+        pol = policies[s]
+        acts = P_REASONER if pol == P_SEARCH else pol  # a search seat plays, and is read, as one
+        # the mole's sabotage coins: a search seat's own choice is its search's, never a coin
+        saboteur = s == mole and pol != P_SEARCH
+        skip = False
+        gone = False
+        last = -1
+        nxt = next_seat_nb(s, st[ST_DIR], n, out_of)
+        slot = -1
+        if resume:
+            first_card = gs[G_FIRST_CARD] != 0
+            resume = False
+        else:
+            turns += 1
+            if turns > MAX_TURNS:
+                status = TOO_LONG
+                break
+            if st[ST_PENDING] > 0:
+                slot = stack_slot_nb(acts, hands[s], hand_n[s], seat_rng, s)
+                if slot < 0:
+                    want = st[ST_PENDING]
+                    st[ST_PENDING] = 0
+                    got = 0
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_DRAW, s, want, DRAW_PENALTY, 0, 0, 0, 0)
+                    for _ in range(want):
+                        card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands,
+                                                  hand_n, s)
+                        dry = dry_count_nb(dry, card, moved, active)
+                        if moved > 0 and tr:
+                            tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)
+                        if card < 0:
+                            break
+                        got += 1
+                        if tr:
+                            tp = ev_nb(trace, tp, EV_GOT, s, card, 0, 0, 0, 0, 0)
+                    drawn[s] += got
+                    slot = -2
+            first_card = True
+        # the turn's cards: one, more after a 7, or a draw (and maybe the drawn card)
+        while True:
+            sab = 0
+            from_draw = False
+            if slot == -2:
+                break
+            if slot < 0:
+                if forced >= 0:
+                    slot = forced
+                    forced = -1
+                else:
+                    slot, sab = choose_slot_nb(acts, hands, hand_n, s, st[ST_SUIT], st[ST_RANK],
+                                               st[ST_PILE], rich[s], hand_n[nxt], saboteur,
+                                               seat_f[s, SF_SABOTAGE], seat_i[s, SI_MOLE_STYLE],
+                                               seat_rng, counts, st, in_disc)
+                    if search is not None and pol == P_SEARCH and slot >= 0:
+                        gs[G_SEAT] = s
+                        gs[G_TURNS] = turns
+                        gs[G_PLAYS] = plays
+                        gs[G_OUT] = n_out
+                        gs[G_ACTIVE] = active
+                        gs[G_SINCE_OUT] = since_out
+                        gs[G_DRY] = dry
+                        gs[G_SABOTAGES] = sabotages
+                        gs[G_QUESTIONS] = n_questions
+                        gs[G_STALLED] = stalled
+                        gs[G_FIRST_CARD] = 1 if first_card else 0
+                        rng[MAX_PLAYERS] = ans_rng
+                        if turns >= until and search_nb.options_nb(tb, s, slot, search[4]) > 0:
+                            gs[G_PAUSED] = 1 + slot
+                            return OK, tp
+                        chosen = search_nb.search_slot_nb(rule_i, rule_f, policies, seat_i, seat_f,
+                                                          tb, s, slot, search)
+                        if chosen != slot:
+                            slot = chosen
+                            sab = 0  # the search's own choice, not the mole's coin
+            if slot < 0 and not first_card:
+                break  # after a 7 a player "mag" lay another card: nothing fits, the turn ends
+            if slot < 0:
+                card, moved = draw_one_nb(seed, g, st, draw, disc, in_disc, hands, hand_n, s)
+                dry = dry_count_nb(dry, card, moved, active)
+                if moved > 0 and tr:
+                    tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)
+                if card < 0:
+                    break
+                drawn[s] += 1
+                if tr:
+                    tp = ev_nb(trace, tp, EV_DRAW, s, 1, DRAW_NO_FIT, 0, 0, 0, 0)
+                    tp = ev_nb(trace, tp, EV_GOT, s, card, 0, 0, 0, 0, 0)
+                slot = hand_n[s] - 1
+                if not (play_drawn and fits_nb(card, st[ST_SUIT], st[ST_RANK], 0)
+                        and play_drawn_nb(acts, hands[s], hand_n[s], slot, counts, st[ST_PILE],
+                                          rich[s], hand_n[nxt])):
+                    break
+                from_draw = True
+            card = hands[s, slot]
+            if checked and not fits_nb(card, st[ST_SUIT], st[ST_RANK], st[ST_PENDING]):
+                return ILLEGAL_MOVE, tp
+            pile = st[ST_PILE]
+            if not from_draw and st[ST_PENDING] == 0 \
+                    and is_evidence_nb(acts, pile, rich[s], seat_f[s, SF_SABOTAGE]):
+                a, j, o = public_chances_nb(st, in_disc, st[ST_SUIT], st[ST_RANK], hand_n[s])
+                r = RANK_OF[card]
+                act = ACT_VOID if r == ACE else (ACT_BANK if r == JACK else ACT_OTHER)
+                ll, lm = act_likelihoods_nb(act, a, j, o, seat_f[s, SF_SABOTAGE],
+                                            seat_i[s, SI_MOLE_STYLE])
+                bayes_update_nb(post, n, s, ll, lm)
+                if search is not None:
+                    bayes_update_nb(pub, n, s, ll, lm)
+                if tr:
+                    tp = ev_nb(trace, tp, EV_EVIDENCE, s, act, np.int64(ll * SCALE + 0.5),
+                               np.int64(lm * SCALE + 0.5), pile, 1 if sab > 0 else 0, 0)
+                    tp = beliefs_ev_nb(trace, tp, post, n)
+            if sab > 0:
+                sabotages += 1
+                if sab == 2 and tr:
+                    tp = ev_nb(trace, tp, EV_SABOTAGE, s, card, pile, 0, 0, 0, 0)
+            remove_at_nb(hands, hand_n, s, slot)
+            discard_nb(st, disc, in_disc, card)
+            plays += 1
+            last = card
+            moved_pts, what = pile_effect_nb(st, card)
+            if RANK_OF[card] == JACK:
+                st[ST_SUIT] = jack_suit_nb(acts, hands[s], hand_n[s], st[ST_SUIT], seat_rng, s,
+                                           counts)
+            skip = turn_effect_nb(st, card)
+            if tr:
+                tp = ev_nb(trace, tp, EV_PLAY, s, card, pile, st[ST_PILE], st[ST_PENDING],
+                           st[ST_SUIT], hand_n[s])
+            if what == PILE_BANKED:
+                banked[s] += moved_pts
+                if tr:
+                    tp = ev_nb(trace, tp, EV_BANK, s, moved_pts, st[ST_POT], 0, 0, 0, 0)
+            elif what == PILE_VOIDED:
+                voided[s] += moved_pts
+                if tr:
+                    tp = ev_nb(trace, tp, EV_VOID, s, moved_pts, 0, 0, 0, 0, 0)
+                    tp = ev_nb(trace, tp, EV_REVERSE, -1, st[ST_DIR], 0, 0, 0, 0, 0)
+                if questions > 0:
+                    if acts == P_RANDOM:
+                        target = (s + 1 + pick_nb(seat_rng, s, n - 1)) % n
+                    elif pol == P_SEARCH:
+                        target = search_nb.question_target_nb(post, per, s, n, n_out, questions,
+                                                              accuracy, seat_f)
+                    else:
+                        target = most_uncertain_nb(post, s, n)
+                    bluff = seat_f[target, SF_BLUFF]
+                    mole_like = 0
+                    for _ in range(questions):
+                        ans_rng, u = next_word_nb(ans_rng)
+                        x = (u >> UNIT) * TO_UNIT
+                        ll, lm = answer_likelihoods_nb(True, accuracy, bluff)
+                        reads = x < (lm if target == mole else ll)
+                        if reads:
+                            mole_like += 1
+                        ll, lm = answer_likelihoods_nb(reads, accuracy, bluff)
+                        if answers_public:
+                            bayes_update_nb(post, n, target, ll, lm)
+                            if search is not None:
+                                bayes_update_nb(pub, n, target, ll, lm)
+                        else:
+                            update_one_nb(post, s, n, target, ll, lm)
+                    asked[s] += questions
+                    n_questions += questions
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_ASK, s, target, questions, mole_like, 0, 0, 0)
+                        tp = beliefs_ev_nb(trace, tp, post, n)
+            if checked:
+                if not cards_conserved_nb(st, hands, hand_n, n, draw, disc, in_disc, seen):
+                    return CARDS_LOST, tp
+                if not beliefs_sound_nb(post, n):
+                    return INVARIANT, tp
+            if hand_n[s] == 0 or RANK_OF[card] != SEVEN:
+                break
+            first_card = False
+            slot = -1  # a 7: play another card on it, or draw
+        # going out: the player writes down the current best suspect
+        if hand_n[s] == 0 and out_of[s] == 0:
+            on_joker = last >= 0 and RANK_OF[last] == JOKER
+            go_out_nb(per[PS_ORDER], n_out, s, on_joker, joker_up)
+            n_out += 1
+            active -= 1
+            out_of[s] = 1
+            gone = True
+            per[PS_JOKER_FINISH, s] = 1 if on_joker else 0
+            write_suspect_nb(pol, post, told, s, n, mole, seat_rng, per, n_out)
+            per[PS_PUB_SUSPECT, s] = most_likely_nb(pub, s, n)  # what a search seat guesses
+            if tr:
+                tp = ev_nb(trace, tp, EV_OUT, s, n_out - 1, per[PS_SUSPECT, s],
+                           per[PS_P_SUSPECT, s], per[PS_JOKER_FINISH, s], 0, 0)
+        if active <= 1:
+            break
+        if gone:
+            dry = 0
+            since_out = 0
+        else:
+            since_out += 1
+        if dry >= STUCK_ROUNDS or since_out >= LONG_ROUNDS * active:  # stuck
+            stalled = 1
+            if tr:
+                tp = ev_nb(trace, tp, EV_STALL, -1, active, 0, 0, 0, 0, 0)
+            break
+        s = next_seat_nb(s, st[ST_DIR], n, out_of)
+        if skip:
+            if tr:
+                tp = ev_nb(trace, tp, EV_SKIP, s, 0, 0, 0, 0, 0, 0)
+            s = next_seat_nb(s, st[ST_DIR], n, out_of)
+    gs[G_SEAT] = s
+    gs[G_TURNS] = turns
+    gs[G_PLAYS] = plays
+    gs[G_OUT] = n_out
+    gs[G_ACTIVE] = active
+    gs[G_SINCE_OUT] = since_out
+    gs[G_DRY] = dry
+    gs[G_SABOTAGES] = sabotages
+    gs[G_QUESTIONS] = n_questions
+    gs[G_STALLED] = stalled
+    rng[MAX_PLAYERS] = ans_rng
+    return status, tp
+
+
+@njit
+def rest_of_order_nb(rule_i, policies, tb, n, trace, tp, tr):
+    """The game is over (one player left, or stuck): the players still in take the remaining
+    places, fewest cards first (ties in turn order from the seat to move), and write their
+    suspects when the rules say so. Returns the trace rows."""
+    st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = tb
+    last_names = rule_i[R_LAST_NAMES] != 0
+    out_of = per[PS_OUT]
+    s = gs[G_SEAT]
+    n_out = gs[G_OUT]
+    while n_out < n:
+        best = -1
+        for kk in range(n):
+            t = (s + kk) % n
+            if out_of[t] == 0 and (best < 0 or hand_n[t] < hand_n[best]):
+                best = t
+        per[PS_ORDER, n_out] = best
+        per[PS_PUB_SUSPECT, best] = most_likely_nb(pub, best, n)  # for a search seat after it
+        n_out += 1
+        out_of[best] = 1
+        if last_names:
+            write_suspect_nb(policies[best], post, told, best, n, gs[G_MOLE], rng, per, n_out)
+        if tr:
+            tp = ev_nb(trace, tp, EV_OUT, best, n_out - 1, per[PS_SUSPECT, best],
+                       per[PS_P_SUSPECT, best], 0, 1, 0)
+    gs[G_OUT] = n_out
+    return tp
 
 
 @njit
@@ -452,18 +563,19 @@ def dry_count_nb(dry, card, moved, active):
 
 
 @njit
-def write_suspect_nb(policy, post, told, s, players, mole, seat_rng, suspect, p_suspect, p_mole,
-                     brier):
-    """Seat s writes its suspect: the most likely mole in its posterior (random: any other seat);
-    of the beliefs it states (stated_beliefs_nb: tempered), the probability on its suspect, the
+def write_suspect_nb(policy, post, told, s, players, mole, seat_rng, per, placed):
+    """Seat s, at a place among the first `placed` of the order, writes its suspect: the most
+    likely mole in its posterior (random: any other seat; search: search_nb.suspect_nb); of the
+    beliefs it states (stated_beliefs_nb: tempered), the probability on its suspect, the
     probability on the true mole and the Brier score are kept (per mille, per mille, millionths)."""
     if policy == P_RANDOM:
         w = (s + 1 + pick_nb(seat_rng, s, players - 1)) % players
+    elif policy == P_SEARCH:
+        w = search_nb.suspect_nb(post, per, s, players, placed)
     else:
         w = most_likely_nb(post, s, players)
     stated_beliefs_nb(post, s, players, told)
-    suspect[s] = w
-    p_suspect[s] = permille_nb(told[s, w])
-    p_mole[s] = permille_nb(told[s, mole]) if s != mole else -1
-    brier[s] = np.int64(brier_nb(told, s, players, mole) * SCALE + 0.5)
-
+    per[PS_SUSPECT, s] = w
+    per[PS_P_SUSPECT, s] = permille_nb(told[s, w])
+    per[PS_P_MOLE, s] = permille_nb(told[s, mole]) if s != mole else -1
+    per[PS_BRIER, s] = np.int64(brier_nb(told, s, players, mole) * SCALE + 0.5)

@@ -29,6 +29,10 @@ MOLE_STYLE = ChoiceParam("mole_style", "smart", ("naive", "smart"), "as the mole
 RICH = IntParam("rich", 12, 1, 100, "pile points from which this player banks with a jack and "
                 "avoids voiding (loyal), and from which its acts are read as evidence",
                 DOC + " (a player's knob); " + MODEL)
+SAMPLES = IntParam("samples", 64, 1, 1024, "search: determinizations (deals of the unseen cards "
+                   "and a mole drawn from its beliefs) per card choice; each plays every fitting "
+                   "card out to the end of the game", "ruling: the search player's budget is a "
+                   "player parameter")
 
 GAME = Game(
     name="wieisdeheer",
@@ -75,6 +79,16 @@ GAME = Game(
         Policy("random", 0, "a uniformly random fitting card, jack suit, question target and "
                "suspect; plays a drawn card whenever it fits. As the mole: lies by `bluff`",
                params=(BLUFF,)),
+        Policy("search", 3, "determinized Monte Carlo: plays as the reasoner, but where it chooses "
+               "a card with no draw pending (a turn's first card, a card on a 7) deals the unseen "
+               "cards and draws the mole from its beliefs `samples` times, plays every fitting "
+               "card out to the end of the game (every seat its own policy) and takes the card "
+               "with the best mean value (its chance to win), keeping the reasoner's card unless "
+               "another is better beyond noise; writes its likeliest suspect that nobody ahead of "
+               "it wrote (guessed from the public evidence); questions the seat whose answers most "
+               "raise its chance of writing the mole. Read by the others as a reasoner; as the "
+               "mole it sabotages only when its search finds it better, and lies by `bluff`",
+               params=(SABOTAGE, MOLE_STYLE, BLUFF, RICH, SAMPLES)),
     ),
     columns=(
         Column("mole", "int8", "the mole's seat (the king's holder)"),
