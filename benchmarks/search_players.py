@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 Z95 = 1.959964
 # game: (its search player, the best fixed player measured against it)
-DEFAULTS = {"knutten": ("search", "trap"), "wizard": ("search", "heuristic")}
+DEFAULTS = {"knutten": ("search", "trap"), "wizard": ("search", "heuristic"), "wippen": ("search", "builder")}
 
 
 def mean_interval(values: np.ndarray) -> tuple[float, float, float]:
