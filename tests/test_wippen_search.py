@@ -134,21 +134,24 @@ class Deal:
 
     def exchanged_hands(self, rng):
         """The hands with the other seats' cards exchanged among them (sizes kept)."""
-        hands = self.hands.copy()
         places = [(q, j) for q in range(self.n) if q != self.seat for j in range(self.hand_n[q])]
-        cards = [hands[pl] for pl in places]
-        for place, k in zip(places, rng.permutation(len(cards))):
-            hands[place] = cards[k]
-        return hands
+        cards = [self.hands[pl] for pl in places]
+        assert len(set(cards)) > 1, "pick a state where the other hands hold two cards or more"
+        while True:
+            hands = self.hands.copy()
+            for place, k in zip(places, rng.permutation(len(cards))):
+                hands[place] = cards[k]
+            if not np.array_equal(hands, self.hands):
+                return hands
 
 
-@pytest.mark.parametrize("players,rules,seed,turns", [
-    (4, {}, 1, 5),
-    (3, {"raise_double": True}, 2, 9),
-    (2, {"build_instead_of_capture": False}, 3, 14),
-    (5, {}, 4, 23),
-    (4, {"deals": 3}, 5, 40),
-])
+# (players, rules, deal seed, turns before the probed one): states a few turns into a deal, the
+# seat to act holding two cards or more
+STATES = [(4, {}, 1, 5), (3, {"raise_double": True}, 2, 7),
+          (2, {"build_instead_of_capture": False}, 3, 12), (5, {}, 4, 24), (4, {"deals": 3}, 5, 40)]
+
+
+@pytest.mark.parametrize("players,rules,seed,turns", STATES)
 def test_search_uses_only_what_its_seat_may_know(players, rules, seed, turns):
     deal = Deal(players, rules, seed).play(turns)
     mv_i, _, _, choice, after = deal.probe(samples=16)
@@ -166,9 +169,7 @@ def test_the_probed_states_hold_every_kind_of_decision():
     """The states above hold a turn that can capture and one that cannot (where builds and
     trails are the choice), so both kinds of decision meet the information-set test."""
     kinds = set()
-    for players, rules, seed, turns in [(4, {}, 1, 5), (3, {"raise_double": True}, 2, 9),
-                                        (2, {"build_instead_of_capture": False}, 3, 14),
-                                        (5, {}, 4, 23), (4, {"deals": 3}, 5, 40)]:
+    for players, rules, seed, turns in STATES:
         mv_i = Deal(players, rules, seed).play(turns).probe()[0]
         kinds.add(E.MV_CAPTURE in set(mv_i[:, 1].tolist()))
     assert kinds == {True, False}
