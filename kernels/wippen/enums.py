@@ -63,8 +63,9 @@ RULE_I_ORDER = ("decks", "target", "deals", "build_instead_of_capture", "raise_d
                 "points_most_cards", "points_most_spades", "points_diamond_ten",
                 "points_spade_two", "points_ace", "points_wip")
 RULE_F_ORDER = ()
-SEAT_I_ORDER = ()
+SEAT_I_ORDER = ("samples",)
 SEAT_F_ORDER = ("risk", "max_risk")
+SI_SAMPLES = 0  # search: determinizations (deals of the unseen cards) per decision
 SF_RISK = 0  # defensive: weight of what the next player could take
 SF_MAX_RISK = 1  # builder: largest chance that the next player holds a build's value
 
@@ -73,7 +74,8 @@ P_RANDOM = 0
 P_GREEDY = 1
 P_DEFENSIVE = 2
 P_BUILDER = 3
-N_POLICIES = 4
+P_SEARCH = 4
+N_POLICIES = 5
 
 # Point sources (per seat and game), the order of SRC_* columns
 SRC_CARDS, SRC_SPADES, SRC_DIAMOND_TEN, SRC_SPADE_TWO, SRC_ACES, SRC_WIPS = range(6)

@@ -4,8 +4,8 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 - deal d (0 = the first) of game g is shuffled from deal_stream_nb(seed, g, d) alone: its hands,
   pot and redeals depend on (seed, g, d) and the cards in play only, never on the players, the
   rules of play or how earlier deals went;
-- seat s's random choices (a `random` player's moves) come from seat_stream_nb(seed, g, s). The
-  other players draw nothing.
+- seat s's random choices (a `random` player's moves, a `search` player's determinizations) come
+  from seat_stream_nb(seed, g, s). The other players draw nothing.
 """
 import numpy as np
 
@@ -18,8 +18,9 @@ from kernels.wippen.enums import (
     EV_CARD, EV_DEAL, EV_END, EV_GAME, EV_HAND, EV_PLAY, EV_POT, EV_REMOVED, EV_REST, EV_SCORE,
     EV_SOURCES, EV_WINNER, EV_WIP, HAND, IT_FIELDS, MAX_DEALS, MAX_ITEMS, MAX_PLAYERS, MAX_TURNS,
     MIN_PLAYERS, MV_BUILD, MV_CAPTURE, MV_DOUBLE, MV_RAISE, N_CARDS, N_POLICIES, N_RANKS, N_RULES,
-    N_SOURCES, P_BUILDER, P_DEFENSIVE, P_GREEDY, P_RANDOM, POT_START, R_BUILD_INSTEAD, R_DEALS,
-    R_DECKS, R_PTS_WIP, R_RAISE_DOUBLE, R_TARGET, SEAT_F_ORDER, SF_MAX_RISK, SF_RISK,
+    N_SOURCES, P_BUILDER, P_DEFENSIVE, P_GREEDY, P_RANDOM, P_SEARCH, POT_START, R_BUILD_INSTEAD,
+    R_DEALS, R_DECKS, R_PTS_WIP, R_RAISE_DOUBLE, R_TARGET, SEAT_F_ORDER, SEAT_I_ORDER, SF_MAX_RISK,
+    SF_RISK, SI_SAMPLES,
     SRC_ACES, SRC_CARDS, SRC_DIAMOND_TEN, SRC_SPADE_TWO, SRC_SPADES, SRC_WIPS, TRACE_WIDTH,
 )
 from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb
@@ -31,6 +32,7 @@ from kernels.wippen.rules_nb import (
     POT_FULL, TOOK_BUILD_OF_OTHER, cards_conserved_nb, deal_points_nb, play_move_nb,
     remove_slot_nb,
 )
+from kernels.wippen.search_nb import new_workspace_nb, search_move_nb
 from kernels.wippen.table_nb import (
     SPADE_SET, VALUE_OF, deal_hands_nb, deck_nb, decks_for_nb, popcount_nb, pot_add_loose_nb, pot_cards_nb,
     pot_take_nb, set_count_nb, shuffle_nb,
@@ -60,7 +62,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
         return False
     if rule_i.shape[0] != N_RULES or rule_f.shape[0] != 0:
         return False
-    if seat_i.shape[0] != n or seat_i.shape[1] != 0 or seat_f.shape[0] != n \
+    if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
             or seat_f.shape[1] != len(SEAT_F_ORDER):
         return False
     if rule_i[R_DECKS] < 0 or rule_i[R_DECKS] > 2 or rule_i[R_TARGET] < 1:
@@ -72,6 +74,8 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
             return False
     for s in range(n):
         if seat_policy[s] < 0 or seat_policy[s] >= N_POLICIES:
+            return False
+        if seat_policy[s] == P_SEARCH and seat_i[s, SI_SAMPLES] < 1:
             return False
     if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
         return False
@@ -85,18 +89,26 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     trace rows written).
 
     rule_i: int64[N_RULES] in RULE_I_ORDER; rule_f: float64[0]. seat_policy: int64[players], a
-    policy id (P_*) per seat; seat_i: int64[players, 0]; seat_f: float64[players, 2] (risk,
-    max_risk); data: () (no data inputs). out: OUT_DTYPE records. trace: None, or
+    policy id (P_*) per seat; seat_i: int64[players, 1] (samples); seat_f: float64[players, 2]
+    (risk, max_risk); data: () (no data inputs). out: OUT_DTYPE records. trace: None, or
     int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every card,
     verify that the move was legal and every card is in exactly one place.
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
-    return play_nb(seed, first, count, rule_i, seat_policy, seat_f, out, trace, checked)
+    for s in range(seat_policy.shape[0]):
+        if seat_policy[s] == P_SEARCH:
+            return play_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out, trace,
+                           checked, new_workspace_nb())
+    return play_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out, trace, checked,
+                   None)
 
 
 @njit
-def play_nb(seed, first, count, rule_i, policies, seat_f, out, trace, checked):
+def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked, search):
+    """The driver after its checks. `search`: the search players' workspace
+    (search_nb.new_workspace_nb), or None when no seat searches: Numba then compiles the loop
+    without the search (it prunes `is None` branches), so such tables do not slow down."""
     n = policies.shape[0]
     decks = decks_for_nb(rule_i[R_DECKS], n)
     in_play = np.empty(N_CARDS, np.int64)
@@ -203,13 +215,22 @@ def play_nb(seed, first, count, rule_i, policies, seat_f, out, trace, checked):
                             return INVARIANT, g, tp
                     else:
                         nm = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
-                                            pol == P_BUILDER, mv_i, mv_m, scratch)
+                                            pol == P_BUILDER or pol == P_SEARCH, mv_i, mv_m,
+                                            scratch)
                         if nm <= 0:
                             return INVARIANT, g, tp
                         item_worths_nb(item_m, pn, worth, item_w)
                         if pol == P_GREEDY:
                             choice = greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth,
                                                     wip_points, stock_left)
+                        elif search is not None and pol == P_SEARCH:
+                            choice = 0
+                            if nm > 1:
+                                choice = search_move_nb(
+                                    search, s, seat_i[s, SI_SAMPLES], seat_rng, n, dealer, hands,
+                                    hand_n, item_i, item_m, pn, piles, wips, public, last_capturer,
+                                    stock_left, in_play, n_in, in_value, totals, deal, rule_i,
+                                    worth, wip_points, build_instead, raise_double, mv_i, mv_m, nm)
                         else:
                             nxt = s + 1 if s + 1 < n else 0
                             hold_chances_nb(in_value, public, hand, hn, hand_n[nxt], chance)

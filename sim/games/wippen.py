@@ -73,6 +73,15 @@ GAME = Game(
                    FloatParam("max_risk", 0.35, 0.0, 1.0, "the largest chance that the next player "
                               "holds a build's value for the builder to make it",
                               DOC + " (a player's knob)"),)),
+        Policy("search", 4, "determinized Monte Carlo: at each choice deals the unseen cards "
+               "(the other hands and the stock) `samples` times, plays builder's choice and its "
+               "best-ranked alternatives (at most 5) out to the end of the deal with builder at "
+               "every seat, and takes the option with the best mean (its win share when the deal "
+               "ends the game, else its points lead relative to the target), keeping builder's "
+               "own choice unless another is better beyond noise", params=(
+                   IntParam("samples", 16, 1, 1024, "search: determinizations (deals of the "
+                            "unseen cards) per decision; each plays every option out to the end "
+                            "of the deal", DOC + " (the search player's budget)"),)),
     ),
     columns=(
         Column("decks", "int8", "decks in play (1 or 2)"),
