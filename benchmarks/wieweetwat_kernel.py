@@ -79,9 +79,13 @@ def player(package: str, arm):
     from sim.registry import games
 
     runner = games()["wieweetwat"].runner()
+    enums = importlib.import_module(f"{package}.wieweetwat.enums")
     inputs = runner.kernel_inputs(arm)
+    # a kernel from before a player parameter was added takes the columns it knew (new ones are
+    # appended to SEAT_I_ORDER)
+    inputs = inputs._replace(seat_i=np.ascontiguousarray(inputs.seat_i[:, :len(enums.SEAT_I_ORDER)]))
     play_games_nb = importlib.import_module(f"{package}.wieweetwat.play_nb").play_games_nb
-    dtype = importlib.import_module(f"{package}.wieweetwat.enums").OUT_DTYPE
+    dtype = enums.OUT_DTYPE
 
     def play(first: int, count: int, checked: bool = False):
         out = np.zeros(count, dtype)
