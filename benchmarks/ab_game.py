@@ -45,6 +45,13 @@ CHECK_ARMS = {
 TARGET_SECONDS = 0.02  # one batch of a pair
 
 
+def known_inputs(enums, inputs):
+    """The kernel inputs a version of the kernel knows: one from before a player parameter was
+    added takes only the seat_i columns of its SEAT_I_ORDER (new parameters are appended)."""
+    width = len(getattr(enums, "SEAT_I_ORDER", ()))
+    return inputs._replace(seat_i=np.ascontiguousarray(inputs.seat_i[:, :width]))
+
+
 def player(package: str, game: str, arm):
     """A function (start, count, checked) -> records for one version of the game's kernel."""
     from sim.registry import get_game
@@ -52,7 +59,7 @@ def player(package: str, game: str, arm):
     runner = get_game(game).runner()
     enums = importlib.import_module(f"{package}.{game}.enums")
     driver = importlib.import_module(f"{package}.{game}.play_nb").play_games_nb
-    inputs = runner.kernel_inputs(arm)
+    inputs = known_inputs(enums, runner.kernel_inputs(arm))
 
     def play(start: int, count: int, checked: bool = False):
         out = np.zeros(count, dtype=enums.OUT_DTYPE)

@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.kernel_timing import fresh_cache, parser, time_batches, write_json  # noqa: E402
+from benchmarks.ab_game import known_inputs  # noqa: E402
 
 BATCH = 5_000  # games per timed batch: roughly 0.2-0.5 s on one core
 AB_BATCH = 400  # games per A/B batch: ~20 ms
@@ -80,10 +81,7 @@ def player(package: str, arm):
 
     runner = games()["wieweetwat"].runner()
     enums = importlib.import_module(f"{package}.wieweetwat.enums")
-    inputs = runner.kernel_inputs(arm)
-    # a kernel from before a player parameter was added takes the columns it knew (new ones are
-    # appended to SEAT_I_ORDER)
-    inputs = inputs._replace(seat_i=np.ascontiguousarray(inputs.seat_i[:, :len(enums.SEAT_I_ORDER)]))
+    inputs = known_inputs(enums, runner.kernel_inputs(arm))
     play_games_nb = importlib.import_module(f"{package}.wieweetwat.play_nb").play_games_nb
     dtype = enums.OUT_DTYPE
 
