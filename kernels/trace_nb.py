@@ -1,7 +1,10 @@
 """Trace rows, shared by every game's driver: an event per row of int32 (a code, a seat, then as
 many values as the game's TRACE_WIDTH holds). A None trace (a batch) makes every call compile to
-nothing; the last row is kept free for the end event, and a driver that asked for more rows than
+nothing; a driver whose loop is costly to compile passes a batch no rows instead (trace_rows_nb),
+so that one compiled loop serves batches and traces. The last row is kept free for the end event, and a driver that asked for more rows than
 fit sees it through trace_full_nb."""
+import numpy as np
+
 from kernels.jit import njit
 
 
@@ -40,3 +43,12 @@ def trace_full_nb(trace, tp):
     if trace is None:
         return False
     return tp >= trace.shape[0] - 1
+
+
+@njit
+def trace_rows_nb(trace, width):
+    """`trace`, or no rows for a batch (None): a driver that runs one loop for both, tracing while
+    it has rows, compiles that loop once instead of twice (for Wippen, minutes)."""
+    if trace is None:
+        return np.zeros((0, width), np.int32)
+    return trace

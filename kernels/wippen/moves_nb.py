@@ -382,6 +382,15 @@ def legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, with_build
                          mv_i, mv_m, scratch)
 
 
+@njit
+def all_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch):
+    """Every legal move, builds included, as a call rather than another inlined copy of the
+    generator (each copy lengthens a driver's compile): for the search's play-outs and the
+    driver's checks, where one call per turn costs nothing that matters."""
+    return legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, True, mv_i, mv_m,
+                          scratch)
+
+
 @inline
 def slot_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, build_instead, raise_double,
                   with_builds, mv_i, mv_m, scratch):

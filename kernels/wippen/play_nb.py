@@ -10,7 +10,7 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 import numpy as np
 
 from kernels.jit import kernel, njit
-from kernels.trace_nb import trace_full_nb, traced_nb
+from kernels.trace_nb import trace_full_nb, trace_rows_nb
 from kernels.trace_nb import trace_row_nb as ev_nb
 from kernels.rng_nb import deal_stream_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
@@ -23,7 +23,7 @@ from kernels.wippen.enums import (
     SF_RISK, SI_SAMPLES,
     SRC_ACES, SRC_CARDS, SRC_DIAMOND_TEN, SRC_SPADE_TWO, SRC_SPADES, SRC_WIPS, TRACE_WIDTH,
 )
-from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb
+from kernels.wippen.moves_nb import all_moves_nb, legal_moves_nb, move_arrays_nb, scratch_nb
 from kernels.wippen.policies_nb import (
     all_items_nb, builder_move_nb, card_worth_nb, defensive_move_nb, greedy_move_nb,
     hold_chances_nb, item_worths_nb, random_move_nb,
@@ -96,19 +96,17 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
-    for s in range(seat_policy.shape[0]):
-        if seat_policy[s] == P_SEARCH:
-            return play_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out, trace,
-                           checked, new_workspace_nb())
-    return play_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out, trace, checked,
-                   None)
+    return play_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out,
+                   trace_rows_nb(trace, TRACE_WIDTH), checked, new_workspace_nb())
 
 
 @njit
 def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked, search):
-    """The driver after its checks. `search`: the search players' workspace
-    (search_nb.new_workspace_nb), or None when no seat searches: Numba then compiles the loop
-    without the search (it prunes `is None` branches), so such tables do not slow down."""
+    """The driver after its checks, one loop for batches and traces: `trace` has no rows in a
+    batch (the trace's branches are then never taken). `search`: the search players' workspace
+    (search_nb.new_workspace_nb), made whether or not a seat searches, so that Numba compiles the
+    loop once (a copy without the search, as before, doubled a compile of minutes and gained
+    nothing measurable)."""
     n = policies.shape[0]
     decks = decks_for_nb(rule_i[R_DECKS], n)
     in_play = np.empty(N_CARDS, np.int64)
@@ -151,7 +149,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
     position_points = np.zeros(MAX_PLAYERS, np.int64)
     seat_rng = np.zeros(MAX_PLAYERS, np.uint64)
     card_count = np.zeros(N_CARDS, np.int64)
-    tracing = traced_nb(trace)
+    tracing = trace.shape[0] > 0
     tp = 0
 
     for k in range(count):
@@ -223,7 +221,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                         if pol == P_GREEDY:
                             choice = greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth,
                                                     wip_points, stock_left)
-                        elif search is not None and pol == P_SEARCH:
+                        elif pol == P_SEARCH:
                             choice = 0
                             if nm > 1:
                                 choice = search_move_nb(
@@ -251,8 +249,8 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                     mask = mv_m[choice]
                     nf = nm
                     if checked or tr:  # the full legal list (a player's own list may be shorter)
-                        nf = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
-                                            True, chk_i, chk_m, scratch)
+                        nf = all_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, chk_i,
+                                          chk_m, scratch)
                     if checked:  # the move is in the full legal list
                         found = False
                         for x in range(nf):

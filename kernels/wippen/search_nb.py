@@ -33,7 +33,7 @@ from kernels.wippen.enums import (
     HAND, IT_FIELDS, MAX_ITEMS, MAX_PLAYERS, MV_CAPTURE, MV_TRAIL, N_CARDS, N_RANKS, N_SOURCES,
     P_BUILDER, R_BUILD_INSTEAD, R_DEALS, R_PTS_WIP, R_RAISE_DOUBLE, R_TARGET,
 )
-from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb
+from kernels.wippen.moves_nb import all_moves_nb, move_arrays_nb, scratch_nb
 from kernels.wippen.policies_nb import (
     all_items_nb, builder_move_nb, card_worth_nb, hold_chances_nb, item_worths_nb, mask_worth_nb,
     move_gain_nb,
@@ -179,14 +179,6 @@ def pick_options_nb(mv_i, mv_m, nm, hand, heuristic, item_w, pn, worth, wip_poin
 
 # ---------------------------------------------------------------- a play-out
 @njit
-def playout_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch):
-    """The builder's legal moves in a play-out: a call, not another inlined copy of the generator
-    (each copy lengthens the driver's compile)."""
-    return legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, True, mv_i, mv_m,
-                          scratch)
-
-
-@njit
 def play_card_nb(hands, hand_n, item_i, item_m, pn, piles, wips, public, tmp, s, slot, kind,
                  value, mask, stock_left):
     """Seat s plays the move (slot, kind, value, mask) on the play-out's table. Returns (the pot's
@@ -240,8 +232,8 @@ def playout_nb(ws, p, m, mv_i, mv_m, n, dealer, hands, hand_n, item_i, item_m, p
             top = deal_hands_nb(stock, top, s_hands, s_hand_n, n, dealer)
         hand = s_hands[s]
         hn = s_hand_n[s]
-        nm = playout_moves_nb(s_item_i, pn, hand, hn, build_instead, raise_double, p_mv_i, p_mv_m,
-                              scratch)
+        nm = all_moves_nb(s_item_i, pn, hand, hn, build_instead, raise_double, p_mv_i, p_mv_m,
+                          scratch)
         if nm <= 0:  # an overflowing list (never seen): the deal is valued as it stands
             break
         item_worths_nb(s_item_m, pn, worth, item_w)
@@ -366,8 +358,8 @@ def search_probe_nb(p, samples, state, n, dealer, hands, hand_n, item_i, item_m,
     wip_points = np.float64(rule_i[R_PTS_WIP])
     mv_i, mv_m = move_arrays_nb()
     ws = new_workspace_nb()
-    nm = legal_moves_nb(item_i, pn, hands[p], hand_n[p], build_instead, raise_double, True, mv_i,
-                        mv_m, scratch_nb())
+    nm = all_moves_nb(item_i, pn, hands[p], hand_n[p], build_instead, raise_double, mv_i, mv_m,
+                      scratch_nb())
     item_w = np.zeros(MAX_ITEMS, np.float64)
     chance = np.zeros(N_RANKS + 1, np.float64)
     item_worths_nb(item_m, pn, worth, item_w)
