@@ -1,8 +1,8 @@
 """Trace rows, shared by every game's driver: an event per row of int32 (a code, a seat, then as
 many values as the game's TRACE_WIDTH holds). A None trace (a batch) makes every call compile to
 nothing; a driver whose loop is costly to compile passes a batch no rows instead (trace_rows_nb),
-so that one compiled loop serves batches and traces. The last row is kept free for the end event, and a driver that asked for more rows than
-fit sees it through trace_full_nb."""
+so that one compiled loop serves batches and traces. The last row is kept free for the end event,
+and a driver that asked for more rows than fit sees it through trace_full_nb."""
 import numpy as np
 
 from kernels.jit import njit
