@@ -8,6 +8,8 @@ changes its play and is validated; its round values are a race's exact chances.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -58,8 +60,10 @@ def test_samples_belongs_to_search_only():
 
 # ------------------------------------------------------------------ the round values
 
+@functools.cache
 def brute_race(need, p, n):
-    """The chance that p first reaches its need, by recursion over the next round's winner."""
+    """The chance that p first reaches its need, by recursion over the next round's winner
+    (memoised: without it, six seats needing three rounds each took minutes)."""
     if need[p] == 0:
         return 1.0
     if min(need) == 0:
