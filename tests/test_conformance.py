@@ -144,7 +144,10 @@ def param_value(param):
         return st.sampled_from(param.options)
     if param.kind == "float":
         return st.floats(param.lo, param.hi, allow_nan=False)
-    return st.integers(param.lo, min(param.hi, param.lo + 60))  # long games are slow, not new
+    # long games are slow, not new; a search budget (`samples`) changes only how long a decision
+    # takes, not which rules are played
+    span = 7 if param.name == "samples" else 60
+    return st.integers(param.lo, min(param.hi, param.lo + span))
 
 
 @st.composite
