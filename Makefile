@@ -13,7 +13,7 @@ study: $(STAMP)
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
 	$(BIN)/kaartlab compile  # every game's kernel, games in parallel (a fresh clone compiles minutes)
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=25  # a process per core, each file in one
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
