@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from kernels.wippen import enums as E
-from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb, slot_moves_nb
+from kernels.wippen.moves_nb import (
+    any_capture_nb, has_moves_nb, legal_moves_nb, move_arrays_nb, scratch_nb, slot_moves_nb,
+)
 from tests.wippen_reference import legal_moves
 
 KINDS = {"loose": E.ITEM_LOOSE, "build": E.ITEM_BUILD, "double": E.ITEM_DOUBLE}
@@ -128,7 +130,8 @@ def test_without_builds_the_list_is_the_captures_or_the_trails(buffers):
 def test_one_slots_moves_are_that_slots_part_of_the_full_list(buffers):
     """The random player lists only the card it drew (slot_moves_nb): for every slot, exactly the
     full list's moves of that slot, in the same order, with compulsory capture decided by the whole
-    hand (a card that cannot capture has no move while another can)."""
+    hand (a card that cannot capture has no move while another can); has_moves_nb says whether
+    there are any without listing them."""
     scratch, (mv_i, mv_m) = buffers
     rng = random.Random(11)
     for _ in range(400):
@@ -147,6 +150,9 @@ def test_one_slots_moves_are_that_slots_part_of_the_full_list(buffers):
                     frozenset(i for i in range(len(pot)) if int(mv_m[k]) >> i & 1), int(mv_i[k, 2]))
                    for k in range(n)]
             assert got == [m for m in full if m[0] == slot], (pot, hand, slot)
+            capture = any_capture_nb(item_i, len(pot), cards, len(hand))
+            assert has_moves_nb(item_i, len(pot), cards, len(hand), slot, capture, build_instead,
+                                raise_double) == (n > 0), (pot, hand, slot)
 
 
 def test_random_player_draws_a_uniform_card_then_a_uniform_move_of_it(buffers):

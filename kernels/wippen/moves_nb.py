@@ -309,6 +309,13 @@ def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, m, stack
         if not (held >> V) & 1:
             continue
         need = V - w
+        o_lo, o_hi = 0, 0
+        if need > 0:  # the card's own group: loose cards S adding up to V - w (none: no build)
+            o_lo, o_hi = groups_of_nb(need, cand, cval, m, stack, groups, gspan)
+            if o_hi < 0:
+                return -1
+            if o_hi == o_lo:
+                continue
         # the V-groups that may join as further groups: loose cards adding up to V, builds of V
         lo, hi = groups_of_nb(V, cand, cval, m, stack, groups, gspan)
         if hi < 0:
@@ -325,26 +332,28 @@ def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, m, stack
                 nj += 1
         nu = 0
         u0 = 0
+        several = False  # own groups: with one, unions[0] is the plain build, the rest doubles
         if need == 0:  # the card alone is its group: it needs a further group
             if nj == 0:
                 continue
             nu = unions_nb(joint, 0, nj, ZERO, stack, unions, 0)
             u0 = 1  # the empty union: the card alone is a trail, not a build
-        else:  # the card's own group: loose cards S adding up to V - w
-            o_lo, o_hi = groups_of_nb(need, cand, cval, m, stack, groups, gspan)
-            if o_hi < 0:
-                return -1
+        else:  # each own group, joined by any union of the V-groups
             for k in range(o_lo, o_hi):
                 nu = unions_nb(joint, 0, nj, groups[k], stack, unions, nu)
                 if nu < 0:
                     return -1
-            if o_hi - o_lo > 1:  # two own groups can end in the same build
+            several = o_hi - o_lo > 1
+            if several:  # two own groups can end in the same build
                 nu = dedupe_nb(unions, 0, nu)
         if nu < 0:
             return -1
         for u in range(u0, nu):
             mask = unions[u]
-            kind = MV_BUILD if mask_sum_nb(item_i, mask, pn) == need else MV_DOUBLE
+            if several:  # sorted: a plain build is one whose cards add up to just V - w
+                kind = MV_BUILD if mask_sum_nb(item_i, mask, pn) == need else MV_DOUBLE
+            else:
+                kind = MV_BUILD if u == 0 else MV_DOUBLE
             nm = push_nb(mv_i, mv_m, nm, slot, kind, V, mask)
     return nm
 
@@ -395,7 +404,16 @@ def all_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, 
 def slot_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, build_instead, raise_double,
                   with_builds, mv_i, mv_m, scratch):
     """The legal moves with the cards in slots first_slot..end_slot-1 of hand[:hn] (the whole hand
-    decides whether capturing is compulsory), by slot, captures first.
+    decides whether capturing is compulsory), by slot, captures first (card_moves_nb)."""
+    capture = any_capture_nb(item_i, pn, hand, hn)
+    return card_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, capture, build_instead,
+                         raise_double, with_builds, mv_i, mv_m, scratch)
+
+
+@inline
+def card_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, capture, build_instead,
+                  raise_double, with_builds, mv_i, mv_m, scratch):
+    """slot_moves_nb with `capture` (some card of the hand can capture: any_capture_nb) given.
 
     Capturing is compulsory: while some card can capture, the moves are the captures, and (when
     build_instead) the builds, double builds and raises. Otherwise: the builds, double builds,
@@ -403,27 +421,62 @@ def slot_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, build_instead, rai
     out the builds, double builds and raises (a player who never builds). Returns the count, -1 when
     a list overflowed."""
     cand, cval, stack, groups, gspan, joint, unions = scratch
-    capture = any_capture_nb(item_i, pn, hand, hn)
     builds = with_builds and (build_instead or not capture) and pn > 0
-    m = 0
-    if capture or builds:
-        m = candidates_nb(item_i, pn, MAX_NUMBER, ZERO, cand, cval)
-        gspan[:] = -1
-        gspan[GSPAN_TOP] = 0
+    m = -1  # the pot's candidates, listed when a card first needs them
     nm = 0
     for j in range(first_slot, end_slot):
         card = hand[j]
+        held = 0
+        if builds and VALUE_OF[card] <= MAX_NUMBER:
+            held = held_values_nb(hand, hn, j)
+        if m < 0 and (capture or held):
+            m = candidates_nb(item_i, pn, MAX_NUMBER, ZERO, cand, cval)
+            gspan[:] = -1
+            gspan[GSPAN_TOP] = 0
         if capture:
             nm = captures_nb(item_i, pn, j, card, mv_i, mv_m, nm, cand, cval, m, stack, groups,
                              gspan, unions)
-        if builds and nm >= 0:
-            held = held_values_nb(hand, hn, j)
-            if held:
-                nm = builds_nb(item_i, pn, j, card, held, mv_i, mv_m, nm, cand, cval, m, stack,
-                               groups, gspan, joint, unions)
-                nm = raises_nb(item_i, pn, j, card, held, raise_double, mv_i, mv_m, nm)
+        if held and nm >= 0:
+            nm = builds_nb(item_i, pn, j, card, held, mv_i, mv_m, nm, cand, cval, m, stack,
+                           groups, gspan, joint, unions)
+            nm = raises_nb(item_i, pn, j, card, held, raise_double, mv_i, mv_m, nm)
         if not capture:
             nm = push_nb(mv_i, mv_m, nm, j, MV_TRAIL, VALUE_OF[card], ZERO)
         if nm < 0:
             return -1
     return nm
+
+
+@inline
+def builds_or_raises_nb(item_i, pn, card, held, raise_double):
+    """Whether a card that captures nothing has a build or a raise for a value held after the
+    play (bits of held), without listing them: a build for V > w on loose cards adding up to
+    V - w, or a raise of a build to a value held. (A build for V = w would need a V-group on the
+    pot, which the card could capture.)"""
+    w = VALUE_OF[card]
+    if w > MAX_NUMBER:
+        return False
+    for V in range(w + 1, MAX_NUMBER + 1):
+        if (held >> V) & 1 and sum_reachable_nb(item_i, pn, V - w):
+            return True
+    for i in range(pn):
+        kind = item_i[i, IT_KIND]
+        if kind == ITEM_BUILD or (kind == ITEM_DOUBLE and raise_double):
+            V = item_i[i, IT_VALUE] + w
+            if V <= MAX_NUMBER and (held >> V) & 1:
+                return True
+    return False
+
+
+@inline
+def has_moves_nb(item_i, pn, hand, hn, slot, capture, build_instead, raise_double):
+    """Whether the card in `slot` has a legal move (card_moves_nb would list one), without listing
+    them: with nothing to capture, its trail; else a capture, or (when build_instead) a build or
+    a raise."""
+    if not capture:
+        return True
+    card = hand[slot]
+    if can_capture_nb(item_i, pn, card):
+        return True
+    return build_instead and builds_or_raises_nb(item_i, pn, card, held_values_nb(hand, hn, slot),
+                                                 raise_double)

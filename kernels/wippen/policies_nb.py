@@ -23,7 +23,9 @@ from kernels.wippen.enums import (
     IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, MAX_NUMBER, MV_CAPTURE, MV_TRAIL, N_CARDS,
     N_RANKS, R_PTS_ACE, R_PTS_CARDS, R_PTS_DIAMOND_TEN, R_PTS_SPADE_TWO, R_PTS_SPADES,
 )
-from kernels.wippen.moves_nb import candidates_nb, groups_nb, slot_moves_nb
+from kernels.wippen.moves_nb import (
+    any_capture_nb, candidates_nb, card_moves_nb, groups_nb, has_moves_nb,
+)
 from kernels.wippen.rules_nb import play_move_nb
 from kernels.wippen.table_nb import (
     ACE_SET, DIAMOND_TEN_SET, ONE, SPADE_SET, SPADE_TWO_SET, VALUE_OF, ZERO, popcount_nb,
@@ -110,7 +112,9 @@ def random_move_nb(rng, s, item_i, pn, hand, hn, build_instead, raise_double, mv
     """A random player's move: a uniform card among those with a legal move (a card without one is
     set aside and another drawn), then a uniform legal move of that card, from seat s's stream
     rng[s]. Returns (moves of the card, listed in mv_i/mv_m; the chosen index); 0 moves: none at
-    all, -1: the list overflowed."""
+    all, -1: the list overflowed. Only the drawn card's moves are listed, and a card is found to
+    have none without listing (has_moves_nb)."""
+    capture = any_capture_nb(item_i, pn, hand, hn)
     tried = 0
     left = hn
     while left > 0:
@@ -123,13 +127,14 @@ def random_move_nb(rng, s, item_i, pn, hand, hn, build_instead, raise_double, mv
                     slot = x
                     break
                 k -= 1
-        nm = slot_moves_nb(item_i, pn, hand, hn, slot, slot + 1, build_instead, raise_double, True,
-                           mv_i, mv_m, scratch)
-        if nm < 0:
-            return nm, -1
-        if nm > 0:
-            rng[s], u = next_word_nb(rng[s])
-            return nm, uniform_nb(u, nm)
+        if has_moves_nb(item_i, pn, hand, hn, slot, capture, build_instead, raise_double):
+            nm = card_moves_nb(item_i, pn, hand, hn, slot, slot + 1, capture, build_instead,
+                               raise_double, True, mv_i, mv_m, scratch)
+            if nm < 0:
+                return nm, -1
+            if nm > 0:
+                rng[s], u = next_word_nb(rng[s])
+                return nm, uniform_nb(u, nm)
         tried |= 1 << slot
         left -= 1
     return 0, -1
