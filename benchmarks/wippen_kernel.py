@@ -23,25 +23,22 @@ from benchmarks.kernel_timing import fresh_cache, parser, time_batches, write_js
 
 # games per timed batch: roughly 0.3-1 s on one core
 BATCH = {"random": 1_000, "greedy": 1_000, "defensive": 500, "builder": 1_000}
-POLICY_IDS = {"random": 0, "greedy": 1, "defensive": 2, "builder": 3}  # kernels/wippen/enums.py P_*
 
 
 def make_runner(players: int, policy: str, count: int):
+    """Every seat plays `policy` with its default parameters; the kernel's inputs come from the
+    game's own runner (so that a new rule or player parameter cannot leave this benchmark behind)."""
     from kernels.wippen import enums as e
     from kernels.wippen.play_nb import play_games_nb
     from sim.registry import games
+    from sim.spec import ArmSpec
 
-    game = games()["wippen"]
-    rule_i = np.array([p.default if p.kind != "bool" else int(p.default) for p in game.rules],
-                      dtype=np.int64)
-    seat_f = np.tile(np.array([p.default for p in game.player_params], np.float64), (players, 1))
-    policies = np.full(players, POLICY_IDS[policy], dtype=np.int64)
+    inputs = games()["wippen"].runner().kernel_inputs(ArmSpec.make("wippen", players, {}, policy))
     out = np.zeros(count, dtype=e.OUT_DTYPE)
-    args = (rule_i, np.zeros(0, np.float64), policies, np.zeros((players, 0), np.int64), seat_f,
-            (), out, None, False)
 
     def run(start: int, n: int) -> int:
-        status, failed, _ = play_games_nb(np.int64(12345), np.int64(start), np.int64(n), *args)
+        status, failed, _ = play_games_nb(np.int64(12345), np.int64(start), np.int64(n), *inputs,
+                                          out, None, False)
         if status != 0:
             raise RuntimeError(f"kernel status {status} at game {failed}")
         return int(out["turns"][:n].sum())

@@ -367,3 +367,17 @@ def test_ab_kernel_rewrites_imports_and_takes_the_median_of_pair_ratios(tmp_path
                                      f"import {REF_PACKAGE}.rng_nb\nmykernels.x = 1\n")
     assert median_ratio([1.0, 1.0, 1.0], [1.2, 1.1, 9.0]) == pytest.approx(1.2)
     assert median_ratio([2.0, 1.0, 1.0], [1.0, 1.0, 1.0]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("module,policy", [("wippen_kernel", "greedy"), ("wippen_kernel", "random"),
+                                           ("wieisdeheer_kernel", "reasoner"),
+                                           ("wizard_kernel", "heuristic")])
+def test_kernel_benchmarks_play_their_games(module, policy):
+    """A benchmark's hand-made kernel call still matches its kernel (a new player parameter once
+    left wippen_kernel's call refused as bad arguments): two games are played and counted."""
+    import importlib
+
+    bench_module = importlib.import_module(f"benchmarks.{module}")
+    run = bench_module.make_runner(4, policy, 2)
+    played = run(0, 2)
+    assert played is None or played > 0
