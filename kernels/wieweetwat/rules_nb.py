@@ -350,8 +350,9 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     restrict, pile_n, seat_rng), piles (letter pile, letter discards, category pile, category
     discards, category cards in use), stats (seat_stats, action_stats, letter_stats, game_stats),
     scratch (times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen) and
-    checks (deck_counts, seen, checked 0/1). One call per round: arrays handed to a function cost reference counts, so
-    nothing in a turn hands them on but the rare action cards.
+    checks (deck_counts, seen, checked 0/1). One call per round: arrays handed to a function cost
+    reference counts, so nothing in a turn hands them on but the rare action cards and penalties
+    (penalty_nb is compiled `borrowing`: no reference counts).
 
     `search`: the search players' workspace (search_nb.new_workspace_nb), or None at tables without
     a search seat and in the search's own play-outs (Numba then compiles the round without it).
