@@ -172,9 +172,10 @@ def draw_category_card_nb(seed, game, pile, discards, in_use, pile_n):
     return card, shuffled
 
 
-@borrowing
+@inline
 def end_turn_nb(discards, in_use, pile_n):
-    """The category and action cards used in a reader's turn go to the discards."""
+    """The category and action cards used in a reader's turn go to the discards (inlined: once a
+    turn, a call would spill the round's floating-point values)."""
     for i in range(pile_n[PN_CAT_IN_USE]):
         discards[pile_n[PN_CAT_DISCARDS]] = in_use[i]
         pile_n[PN_CAT_DISCARDS] += 1

@@ -228,8 +228,8 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     state = (hands, hand_n, pending, restrict, pile_n, seat_rng)
     piles = (lpile, ldisc, cpile, cdisc, cuse)
     stats = (seat_stats, action_stats, letter_stats, game_stats)
-    scratch = (t["times"], t["kinds"], t["letters"], t["wrong"], t["queue"], t["tmp"],
-               t["letter_times"], t["chosen"])
+    scratch = (t["times"], t["kinds"], t["letters"], t["wrong"], t["hand_shares"], t["queue"],
+               t["tmp"], t["letter_times"], t["chosen"])
     checks = (deck_counts, t["seen"], n_cards, 1 if checked else 0)
     if search is not None:
         search_nb.set_up_nb(search, rules, deck_counts, n_cards)

@@ -106,11 +106,23 @@ def pick_hand_letter_nb(rngs, i, hands, share, total):
 
 
 @inline
-def pick_any_letter_nb(rngs, i, share):
-    """The initial letter of a joker's answer: letter l with chance share[l] / sum(share)."""
+def share_total_nb(share):
+    """sum(share), added in letter order (a round computes it once for its jokers' letters)."""
     total = 0.0
     for letter in range(N_LETTERS):
         total += share[letter]
+    return total
+
+
+@inline
+def pick_any_letter_nb(rngs, i, share):
+    """The initial letter of a joker's answer: letter l with chance share[l] / sum(share)."""
+    return pick_any_letter_of_nb(rngs, i, share, share_total_nb(share))
+
+
+@inline
+def pick_any_letter_of_nb(rngs, i, share, total):
+    """pick_any_letter_nb with sum(share) given (share_total_nb)."""
     x = uniform01_nb(rngs, i) * total
     last = 0
     for letter in range(N_LETTERS):
@@ -124,6 +136,15 @@ def pick_any_letter_nb(rngs, i, share):
 
 @inline
 def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, patience, time_limit):
+    """first_answer_with_share_nb without the hand's share."""
+    t, kind, letter, _ = first_answer_with_share_nb(rngs, i, hands, restrict, rate, share,
+                                                    joker_stuck_only, patience, time_limit)
+    return t, kind, letter
+
+
+@inline
+def first_answer_with_share_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, patience,
+                               time_limit):
     """A player's first answer to a category: (time, card kind played, initial letter), time NO_TIME
     for a pass (nothing before `time_limit`).
 
@@ -136,17 +157,20 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
 
     Which letter is not drawn here when it is open (kind HAND_LETTER: one of the hand's letters;
     kind WWW: the joker's letter; the letter is then -1): only answers said before the race ends
-    need one (say_letter_nb), and most answers come too late."""
+    need one (say_letter_nb), and most answers come too late.
+
+    Returns (time, kind, letter, the hand's summed share: hand_share_nb for a free answer, 0.0 for
+    a remise's), the share handed on to say_letter_with_share_nb so that it is summed once."""
     if restrict >= 0:
         if restrict == WWW:
             t = exponential_nb(rngs, i, rate)
             if t > time_limit:
-                return NO_TIME, restrict, -1
-            return t, WWW, -1
+                return NO_TIME, restrict, -1, 0.0
+            return t, WWW, -1, 0.0
         t = exponential_nb(rngs, i, rate * share[restrict])
         if t > time_limit:
-            return NO_TIME, restrict, -1
-        return t, restrict, restrict
+            return NO_TIME, restrict, -1, 0.0
+        return t, restrict, restrict, 0.0
     total = hand_share_nb(hands, i, share)
     t_hand = exponential_nb(rngs, i, rate * total)
     t_joker = NO_TIME
@@ -156,11 +180,11 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
         t_joker = exponential_nb(rngs, i, rate) + (patience if total > 0.0 else 0.0)
     if t_hand <= t_joker:
         if t_hand > time_limit:
-            return NO_TIME, -1, -1
-        return t_hand, HAND_LETTER, -1
+            return NO_TIME, -1, -1, total
+        return t_hand, HAND_LETTER, -1, total
     if t_joker > time_limit:
-        return NO_TIME, -1, -1
-    return t_joker, WWW, -1
+        return NO_TIME, -1, -1, total
+    return t_joker, WWW, -1, total
 
 
 @inline
@@ -168,11 +192,19 @@ def say_letter_nb(rngs, i, hands, share, kind, letter):
     """(kind, letter) of an answer from first_answer_nb with its open letter drawn: for
     HAND_LETTER the hand's letter that came first (letter l with chance share[l] / the hand's
     share), for a joker any letter by the shares; an answer with its letter is returned as is."""
+    return say_letter_with_share_nb(rngs, i, hands, share, kind, letter,
+                                    hand_share_nb(hands, i, share), share_total_nb(share))
+
+
+@inline
+def say_letter_with_share_nb(rngs, i, hands, share, kind, letter, hand_share, share_total):
+    """say_letter_nb with the hand's share (from first_answer_with_share_nb, the hand unchanged
+    since) and sum(share) (share_total_nb) given: the same draws, without summing them again."""
     if kind == HAND_LETTER:
-        chosen = pick_hand_letter_nb(rngs, i, hands, share, hand_share_nb(hands, i, share))
+        chosen = pick_hand_letter_nb(rngs, i, hands, share, hand_share)
         return chosen, chosen
     if kind == WWW and letter < 0:
-        return WWW, pick_any_letter_nb(rngs, i, share)
+        return WWW, pick_any_letter_of_nb(rngs, i, share, share_total)
     return kind, letter
 
 

@@ -103,9 +103,11 @@ from kernels.wieweetwat.policies_nb import (
 )
 from kernels.wieweetwat.recall_nb import (
     exponential_nb,
-    first_answer_nb,
+    first_answer_with_share_nb,
     is_wrong_nb,
-    say_letter_nb,
+    lowest_kind_nb,
+    say_letter_with_share_nb,
+    share_total_nb,
 )
 from kernels.wieweetwat.trace_nb import ev_nb, ms_nb
 
@@ -113,10 +115,12 @@ LS_LEFT = 0  # letter_stats columns: cards left in hands at the end of each roun
 LS_SHED = 1  # cards discarded by their players
 
 
-@inline
+@borrowing
 def penalty_nb(seed, game, rnd, seat, hands, hand_n, lpile, ldisc, pile_n, seat_stats, trace, at):
     """The seat draws a letter card as a penalty (a wrong answer, a counter-attack, the Vicieuze
-    cirkel); nothing when the pile and its discards are both empty. Returns the kind drawn or -1."""
+    cirkel); nothing when the pile and its discards are both empty. Returns the kind drawn or -1.
+    A call, not inlined: penalties are rare, and four inlined copies of the draw and its reshuffle
+    only crowd the round's registers."""
     kind, shuffled = draw_letter_nb(seed, game, rnd, lpile, ldisc, pile_n)
     if shuffled:
         ev_nb(trace, at, EV_RESHUFFLE, -1, 0, shuffled, 0, 0, 0, 0)
@@ -151,6 +155,15 @@ def round_winner_nb(start, hands_n, pending, n):
         if hands_n[p] == 0 and pending[p] < 0:
             return p
     return -1
+
+
+@inline
+def take_back_nb(hands, hand_n, pending, n):
+    """The remise players' cards on the table go back to their hands."""
+    for s in range(n):
+        if pending[s] >= 0:
+            add_card_nb(hands, hand_n, s, pending[s])
+            pending[s] = -1
 
 
 @inline
@@ -336,9 +349,10 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     vocabulary x speed per seat, share, breadth, card_action), state (hands, hand_n, pending,
     restrict, pile_n, seat_rng), piles (letter pile, letter discards, category pile, category
     discards, category cards in use), stats (seat_stats, action_stats, letter_stats, game_stats),
-    scratch (times, kinds, letters, wrong, queue, tmp, letter_times, chosen) and checks (deck_counts,
-    seen, checked 0/1). One call per round: arrays handed to a function cost reference counts, so
-    nothing in a turn hands them on but the rare action cards.
+    scratch (times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen) and
+    checks (deck_counts, seen, checked 0/1). One call per round: arrays handed to a function cost
+    reference counts, so nothing in a turn hands them on but the rare action cards and penalties
+    (penalty_nb is compiled `borrowing`: no reference counts).
 
     `search`: the search players' workspace (search_nb.new_workspace_nb), or None at tables without
     a search seat and in the search's own play-outs (Numba then compiles the round without it).
@@ -347,10 +361,11 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     hands, hand_n, pending, restrict, pile_n, seat_rng = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     seat_stats, action_stats, letter_stats, game_stats = stats
-    times, kinds, letters, wrong, queue, tmp, letter_times, chosen = scratch
+    times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen = scratch
     deck_counts, seen, n_cards, checked = checks
     time_limit = rule_f[RF_TIME_LIMIT]
     tie = rule_f[RF_TIE_WINDOW]
+    share_total = share_total_nb(share)
     won = -1
     while won < 0:
         # ---- one reader's turn
@@ -380,10 +395,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 if status != 0:
                     return -1, INVARIANT
             if won >= 0:  # the round ended during the actions: a remise's cards go back
-                for s in range(n):
-                    if pending[s] >= 0:
-                        add_card_nb(hands, hand_n, s, pending[s])
-                        pending[s] = -1
+                if remise:
+                    take_back_nb(hands, hand_n, pending, n)
                 break
             if first_slot >= 0:
                 slot = first_slot
@@ -402,46 +415,54 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             best = NO_TIME
             first_wrong_t = NO_TIME
             step_wrong = -1
-            for s in range(n):
-                times[s] = NO_TIME
-                wrong[s] = 0
-                if not (active >> s) & 1:
-                    continue
-                t, kind, letter = first_answer_nb(
+            # the seats are walked as bit sets, lowest seat first (the order of the draws and events)
+            answered = 0  # seats with an answer within the time limit
+            seats = active
+            while seats:
+                s = lowest_kind_nb(seats)
+                seats &= seats - 1
+                t, kind, letter, hand_share = first_answer_with_share_nb(
                     seat_rng, s, hands, restrict[s], b * rates[s], share,
                     seat_i[s, SI_JOKER_USE] == JOKER_WHEN_STUCK, seat_f[s, SF_JOKER_PATIENCE],
                     time_limit)
+                hand_shares[s] = hand_share
                 times[s] = t
                 kinds[s] = kind
                 letters[s] = letter
                 if t < NO_TIME:
+                    answered |= 1 << s
                     wrong[s] = 1 if is_wrong_nb(seat_rng, s, seat_f[s, SF_ERROR_RATE]) else 0
                     if wrong[s] == 0 and t < best:
                         best = t
             cutoff = best + tie if best < NO_TIME else time_limit
             tied = 0
             n_tied = 0
-            for s in range(n):
-                if not (active >> s) & 1:
-                    continue
-                t = times[s]
-                if t >= NO_TIME:
+            caught = 0  # wrong answers said before the fastest correct one was complete
+            seats = active
+            while seats:
+                s = lowest_kind_nb(seats)
+                seats &= seats - 1
+                if not (answered >> s) & 1:
                     ev_nb(trace, at, EV_PASS, s, 0, 0, 0, 0, 0, 0)
                     continue
+                t = times[s]
                 in_window = t <= cutoff
                 if in_window:  # said before the race ended: now its letter counts
-                    kinds[s], letters[s] = say_letter_nb(seat_rng, s, hands, share, kinds[s],
-                                                         letters[s])
+                    kinds[s], letters[s] = say_letter_with_share_nb(
+                        seat_rng, s, hands, share, kinds[s], letters[s], hand_shares[s],
+                        share_total)
                     if wrong[s] == 0:
                         tied |= 1 << s
                         n_tied += 1
+                    else:
+                        caught |= 1 << s
                 ev_nb(trace, at, EV_ANSWER, s, kinds[s], letters[s], ms_nb(t), 1 - wrong[s],
                       1 if in_window else 0, 0)
-            # wrong answers said before the fastest correct one was complete: the card back, a penalty
-            for s in range(n):
-                if not (active >> s) & 1 or wrong[s] == 0 or times[s] > cutoff:
-                    continue
-                active &= ~(1 << s)
+            # the caught wrong answers: the card back, a penalty
+            active &= ~caught
+            while caught:
+                s = lowest_kind_nb(caught)
+                caught &= caught - 1
                 back = kinds[s]
                 if pending[s] >= 0:
                     add_card_nb(hands, hand_n, s, pending[s])
@@ -456,9 +477,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             if first_wrong < 0 and step_wrong >= 0:
                 first_wrong = step_wrong
             if n_tied == 1:
-                for s in range(n):
-                    if (tied >> s) & 1:
-                        winner = s
+                winner = lowest_kind_nb(tied)
                 break
             if n_tied == 0:
                 game_stats[GS_PASSES] += 1
@@ -502,11 +521,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i,
                                       seat_f, rates, b, share, hands, hand_n, lpile, ldisc, pile_n,
                                       seat_rng, seat_stats, letter_stats, trace, at)
-            # the others take their cards back
-            for s in range(n):
-                if pending[s] >= 0:
-                    add_card_nb(hands, hand_n, s, pending[s])
-                    pending[s] = -1
+            if remise:  # the others take their cards back (only a remise puts cards on the table)
+                take_back_nb(hands, hand_n, pending, n)
             nxt = reader
             if first_wrong >= 0 and (rule_i[R_READER_AFTER_WRONG] == READ_WRONG_ANSWERER
                                      or winner < 0):

@@ -310,8 +310,8 @@ def play_out_nb(search, sim_seed, p, n, rnd, reader, rules, first_slot):
              sim["rng"])
     piles = (sim["lpile"], sim["ldisc"], sim["cpile"], sim["cdisc"], sim["cuse"])
     stats = (sim["seat_stats"], sim["action_stats"], sim["letter_stats"], sim["game_stats"])
-    scratch = (sim["times"], sim["kinds"], sim["letters"], sim["wrong"], sim["queue"], sim["tmp"],
-               sim["letter_times"], sim["chosen"])
+    scratch = (sim["times"], sim["kinds"], sim["letters"], sim["wrong"], sim["hand_shares"],
+               sim["queue"], sim["tmp"], sim["letter_times"], sim["chosen"])
     checks = (sim["deck_counts"], sim["seen"], search[8][0], np.int64(0))
     won, status = rules_nb.play_round_nb(sim_seed, np.int64(0), rnd, reader, n, sim_rules, state,
                                          piles, stats, scratch, checks, None, sim["trace_n"], None,

@@ -64,6 +64,7 @@ TABLE_DTYPE = np.dtype([
     ("kinds", np.int64, MAX_PLAYERS),
     ("letters", np.int64, MAX_PLAYERS),
     ("wrong", np.int64, MAX_PLAYERS),
+    ("hand_shares", np.float64, MAX_PLAYERS),  # a seat's summed letter share in a race
     ("queue", np.int64, MAX_QUEUE),
     ("tmp", np.int64, HAND_WIDTH),  # a hand row (Rotonde), a card per seat
     ("letter_times", np.float64, N_KINDS),
