@@ -173,7 +173,8 @@ import os, signal, sys, time
 token = sys.argv[1].encode()
 sys.stdin.buffer.read()  # until the driver's end closes the pipe
 quiet = 0  # a dying Ray can still start an agent: stop after several empty looks in a row
-for attempt in range(50):
+# (4 s of them: 1.6 s once let an agent through on a machine busy with other work)
+for attempt in range(100):
     time.sleep(0.4)
     left = 0
     for name in os.listdir("/proc"):
@@ -188,7 +189,7 @@ for attempt in range(50):
         except OSError:
             pass
     quiet = 0 if left else quiet + 1
-    if quiet == 4:
+    if quiet == 10:
         break
 """
 _reaper: dict = {}

@@ -127,10 +127,15 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
+    # the search's workspace, made once per call; without a search seat the loop is compiled
+    # without the search (Numba prunes the `search is None` branches). A traced call (one game,
+    # where speed does not matter) always takes the search's loop: one traced loop to compile, not
+    # two (the search's steps run for search seats only, so the rows are the same)
+    if trace is not None:
+        return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
+                       checked, search_nb.new_workspace_nb(seat_policy))
     for s in range(seat_policy.shape[0]):
         if seat_policy[s] == P_SEARCH:
-            # the search's workspace, made once per call; without a search seat the loop is
-            # compiled without the search (Numba prunes the `search is None` branches)
             return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out,
                            trace, checked, search_nb.new_workspace_nb(seat_policy))
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,

@@ -141,8 +141,10 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     # a call to a function still being compiled is left as a symbol that the on-disk cache cannot
     # resolve (a cached kernel would jump to address 0). Numba compiles the callees in the order
     # of these lines; the call under `count < 0` never runs (args_ok_nb refused it) and is there
-    # for a traced arm, whose own round (with its trace) is not the play-outs'.
-    if not searching:
+    # for a traced arm, whose own round (with its trace) is not the play-outs'. A traced call
+    # (one game, where speed does not matter) always takes the search's round: one traced round
+    # to compile, not two (the workspace only serves search seats, so the rows are the same).
+    if trace is None and not searching:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
                        letter_cards, share, breadth, out, trace, checked, None)
     if count < 0:
