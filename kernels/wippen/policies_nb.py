@@ -17,7 +17,7 @@ many cards each player holds and how many are left in the stock.
 """
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wippen.enums import (
     IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, MAX_NUMBER, MV_CAPTURE, MV_TRAIL, N_CARDS,
@@ -107,13 +107,17 @@ def move_gain_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left):
     return 0.0
 
 
-@inline
+@borrowing
 def random_move_nb(rng, s, item_i, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch):
     """A random player's move: a uniform card among those with a legal move (a card without one is
     set aside and another drawn), then a uniform legal move of that card, from seat s's stream
     rng[s]. Returns (moves of the card, listed in mv_i/mv_m; the chosen index); 0 moves: none at
     all, -1: the list overflowed. Only the drawn card's moves are listed, and a card is found to
-    have none without listing (has_moves_nb)."""
+    have none without listing (has_moves_nb).
+
+    A call without reference counting (`borrowing`: it only indexes the driver's arrays), not
+    inlined: inlined, each helper that takes an array cost an NRT_incref/NRT_decref call pair, and
+    the move generator's copy here has many."""
     capture = any_capture_nb(item_i, pn, hand, hn)
     tried = 0
     left = hn
