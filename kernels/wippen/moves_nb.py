@@ -359,6 +359,19 @@ def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, m, stack
 
 
 @inline
+def raise_value_nb(item_i, i, w, held, raise_double):
+    """The value a card of value w raises pot item i to, when that is a raise: the item is a build
+    (a double build only when raise_double) and the new value is one held after the play (bits
+    of held); else -1."""
+    kind = item_i[i, IT_KIND]
+    if kind == ITEM_BUILD or (kind == ITEM_DOUBLE and raise_double):
+        V = item_i[i, IT_VALUE] + w
+        if V <= MAX_NUMBER and (held >> V) & 1:
+            return V
+    return -1
+
+
+@inline
 def raises_nb(item_i, pn, slot, card, held, raise_double, mv_i, mv_m, nm):
     """Append every raise: the card in `slot` added to one build (a double build only when
     raise_double) for a higher value held after the play; returns the new count (-1: full)."""
@@ -366,11 +379,9 @@ def raises_nb(item_i, pn, slot, card, held, raise_double, mv_i, mv_m, nm):
     if w > MAX_NUMBER:
         return nm
     for i in range(pn):
-        kind = item_i[i, IT_KIND]
-        if kind == ITEM_BUILD or (kind == ITEM_DOUBLE and raise_double):
-            V = item_i[i, IT_VALUE] + w
-            if V <= MAX_NUMBER and (held >> V) & 1:
-                nm = push_nb(mv_i, mv_m, nm, slot, MV_RAISE, V, ONE << np.uint64(i))
+        V = raise_value_nb(item_i, i, w, held, raise_double)
+        if V >= 0:
+            nm = push_nb(mv_i, mv_m, nm, slot, MV_RAISE, V, ONE << np.uint64(i))
     return nm
 
 
@@ -460,11 +471,8 @@ def builds_or_raises_nb(item_i, pn, card, held, raise_double):
         if (held >> V) & 1 and sum_reachable_nb(item_i, pn, V - w):
             return True
     for i in range(pn):
-        kind = item_i[i, IT_KIND]
-        if kind == ITEM_BUILD or (kind == ITEM_DOUBLE and raise_double):
-            V = item_i[i, IT_VALUE] + w
-            if V <= MAX_NUMBER and (held >> V) & 1:
-                return True
+        if raise_value_nb(item_i, i, w, held, raise_double) >= 0:
+            return True
     return False
 
 

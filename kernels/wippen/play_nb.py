@@ -25,7 +25,7 @@ from kernels.wippen.enums import (
 )
 from kernels.wippen.moves_nb import all_moves_nb, legal_moves_nb, move_arrays_nb, scratch_nb
 from kernels.wippen.policies_nb import (
-    all_items_nb, builder_move_nb, card_worth_nb, defensive_move_nb, greedy_move_nb,
+    all_items_nb, builder_move_nb, card_worth_nb, defensive_move_nb, greedy_turn_nb,
     hold_chances_nb, item_worths_nb, random_move_nb,
 )
 from kernels.wippen.rules_nb import (
@@ -211,6 +211,12 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                                                     scratch)
                         if nm <= 0:
                             return INVARIANT, g, tp
+                    elif pol == P_GREEDY:
+                        nm, choice = greedy_turn_nb(item_i, item_m, pn, hand, hn, build_instead,
+                                                    raise_double, mv_i, mv_m, scratch, item_w,
+                                                    worth, wip_points, stock_left)
+                        if nm <= 0:
+                            return INVARIANT, g, tp
                     else:
                         nm = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double,
                                             pol == P_BUILDER or pol == P_SEARCH, mv_i, mv_m,
@@ -218,10 +224,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                         if nm <= 0:
                             return INVARIANT, g, tp
                         item_worths_nb(item_m, pn, worth, item_w)
-                        if pol == P_GREEDY:
-                            choice = greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth,
-                                                    wip_points, stock_left)
-                        elif pol == P_SEARCH:
+                        if pol == P_SEARCH:
                             choice = 0
                             if nm > 1:
                                 choice = search_move_nb(

@@ -17,14 +17,14 @@ many cards each player holds and how many are left in the stock.
 """
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wippen.enums import (
     IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, MAX_NUMBER, MV_CAPTURE, MV_TRAIL, N_CARDS,
     N_RANKS, R_PTS_ACE, R_PTS_CARDS, R_PTS_DIAMOND_TEN, R_PTS_SPADE_TWO, R_PTS_SPADES,
 )
 from kernels.wippen.moves_nb import (
-    any_capture_nb, candidates_nb, card_moves_nb, groups_nb, has_moves_nb,
+    any_capture_nb, candidates_nb, card_moves_nb, groups_nb, has_moves_nb, legal_moves_nb,
 )
 from kernels.wippen.rules_nb import play_move_nb
 from kernels.wippen.table_nb import (
@@ -107,13 +107,17 @@ def move_gain_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left):
     return 0.0
 
 
-@inline
+@borrowing
 def random_move_nb(rng, s, item_i, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch):
     """A random player's move: a uniform card among those with a legal move (a card without one is
     set aside and another drawn), then a uniform legal move of that card, from seat s's stream
     rng[s]. Returns (moves of the card, listed in mv_i/mv_m; the chosen index); 0 moves: none at
     all, -1: the list overflowed. Only the drawn card's moves are listed, and a card is found to
-    have none without listing (has_moves_nb)."""
+    have none without listing (has_moves_nb).
+
+    A call without reference counting (`borrowing`: it only indexes the driver's arrays), not
+    inlined: inlined, each helper that takes an array cost an NRT_incref/NRT_decref call pair, and
+    the move generator's copy here has many."""
     capture = any_capture_nb(item_i, pn, hand, hn)
     tried = 0
     left = hn
@@ -155,6 +159,21 @@ def greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth, wip_points, stock_le
             best_gain = gain
             best = k
     return best
+
+
+@borrowing
+def greedy_turn_nb(item_i, item_m, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch,
+                   item_w, worth, wip_points, stock_left):
+    """A greedy player's turn: (legal moves without builds, listed in mv_i/mv_m; the chosen index,
+    -1 when there are none). A call without reference counting, as random_move_nb: inlined into
+    the driver, the listing, the worths and the choice cost an NRT_incref/NRT_decref pair per
+    array a helper takes."""
+    nm = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, False, mv_i, mv_m,
+                        scratch)
+    if nm <= 0:
+        return nm, -1
+    item_worths_nb(item_m, pn, worth, item_w)
+    return nm, greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth, wip_points, stock_left)
 
 
 @njit
