@@ -233,7 +233,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     piles = (lpile, ldisc, cpile, cdisc, cuse)
     stats = (seat_stats, action_stats, letter_stats, game_stats)
     scratch = (t["times"], t["kinds"], t["letters"], t["wrong"], t["hand_shares"], t["queue"],
-               t["tmp"], t["letter_times"], t["chosen"])
+               t["tmp"], t["letter_times"], t["chosen"], t["share_masks"])
     checks = (deck_counts, t["seen"], n_cards, 1 if checked else 0)
     if search is not None:
         search_nb.set_up_nb(search, rules, deck_counts, n_cards)

@@ -315,7 +315,7 @@ def play_out_nb(search, sim_seed, p, n, rnd, reader, rules, first_slot):
     piles = (sim["lpile"], sim["ldisc"], sim["cpile"], sim["cdisc"], sim["cuse"])
     stats = (sim["seat_stats"], sim["action_stats"], sim["letter_stats"], sim["game_stats"])
     scratch = (sim["times"], sim["kinds"], sim["letters"], sim["wrong"], sim["hand_shares"],
-               sim["queue"], sim["tmp"], sim["letter_times"], sim["chosen"])
+               sim["queue"], sim["tmp"], sim["letter_times"], sim["chosen"], sim["share_masks"])
     checks = (sim["deck_counts"], sim["seen"], search[8][0], np.int64(0))
     won, status = rules_nb.play_round_nb(sim_seed, np.int64(0), rnd, reader, n, sim_rules, state,
                                          piles, stats, scratch, checks, None, sim["trace_n"], None,
