@@ -16,7 +16,7 @@ Every seat plays `heuristic`, default rules (full games). For each player count 
   ones and back); "in-sample" measures them on the same games, an optimistic bound for the rule;
 - Wizards beaten by an earlier Wizard in the same trick, per game, from the traces of the first
   --trace-games games.
-With --ref REV the same figures for kernels/ at git revision REV (benchmarks.ab_kernel.snapshot)
+With --ref REV the same figures for kernels/ at git revision REV (benchmarks.ab_game.snapshot)
 follow each row, on the same deals.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.ab_kernel import REF_PACKAGE, ROOT, snapshot
+from benchmarks.ab_game import REF_PACKAGE, ROOT, snapshot
 
 P_HEURISTIC = 1  # kernels/wizard/enums.py
 EV_ROUND, EV_PLAY = 2, 7

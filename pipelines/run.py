@@ -151,14 +151,16 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
     return True
 
 
-def stop_ray() -> None:
+def stop_ray(settled: bool = True) -> None:
+    """settled: Ray was up (not interrupted while starting), so a clean shutdown leaves nothing
+    to start late and the reaper may stop sooner."""
     import ray
 
     try:
         ray.shutdown()
     except Exception:  # noqa: BLE001 - shutting down after a failure: nothing more to say
-        pass
-    _stop_reaper()
+        settled = False
+    _stop_reaper(settled)
 
 
 # A Ray that kaartlab starts is its own: ray.shutdown() stops it, and when the driver is killed
@@ -171,9 +173,12 @@ OWNER_ENV = "KAARTLAB_RAY_OWNER"
 _REAPER = """
 import os, signal, sys, time
 token = sys.argv[1].encode()
-sys.stdin.buffer.read()  # until the driver's end closes the pipe
+# until the driver's end closes the pipe; "shutdown" first when ray.shutdown() has run
+clean = sys.stdin.buffer.read() == b"shutdown"
 quiet = 0  # a dying Ray can still start an agent: stop after several empty looks in a row
-# (4 s of them: 1.6 s once let an agent through on a machine busy with other work)
+# (4 s of them after a killed driver: 1.6 s once let an agent through on a busy machine; after
+# ray.shutdown() nothing starts any more, and 0.8 s of them spares every run 3 s)
+need = 2 if clean else 10
 for attempt in range(100):
     time.sleep(0.4)
     left = 0
@@ -189,7 +194,7 @@ for attempt in range(100):
         except OSError:
             pass
     quiet = 0 if left else quiet + 1
-    if quiet == 10:
+    if quiet == need:
         break
 """
 _reaper: dict = {}
@@ -218,11 +223,15 @@ def _start_reaper() -> None:
     _reaper.update(proc=proc, pipe=write)
 
 
-def _stop_reaper() -> None:
+def _stop_reaper(clean: bool = False) -> None:
+    """clean: ray.shutdown() has returned, so the reaper may stop sooner."""
     if not _reaper:
         return
     os.environ.pop(OWNER_ENV, None)
-    os.close(_reaper.pop("pipe"))  # the reaper ends what is left of this Ray, then itself
+    pipe = _reaper.pop("pipe")
+    if clean:
+        os.write(pipe, b"shutdown")
+    os.close(pipe)  # the reaper ends what is left of this Ray, then itself
     _reaper.pop("proc").wait(15)
 
 
@@ -236,7 +245,7 @@ def _sigterm_during_init(exc: SystemExit, handler) -> None:
     """ray.init's SIGTERM handler exits with code 15; hand the signal to the caller's handler."""
     import signal
 
-    stop_ray()
+    stop_ray(settled=False)
     if exc.code == signal.SIGTERM and callable(handler):
         handler(signal.SIGTERM, None)
 

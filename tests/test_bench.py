@@ -356,11 +356,11 @@ def test_count_kernel_reads_callgrind_costs_per_instruction():
     assert hot_runs(rows, costs, per=1.0, floor=2) == [(26.0, 0, 2), (4.0, 4, 1)]
 
 
-def test_ab_kernel_rewrites_imports_and_takes_the_median_of_pair_ratios(tmp_path):
+def test_ab_game_rewrites_imports_and_takes_the_median_of_pair_ratios(tmp_path):
     """The A/B tool's pure parts: a snapshot's imports point at its own package (and nothing
     that merely ends in `kernels` is touched); the figure is the median over pairs of ref/new time
     (a pair where the machine stalled moves it less than it would move a ratio of totals)."""
-    from benchmarks.ab_kernel import REF_PACKAGE, median_ratio, rewrite_imports
+    from benchmarks.ab_game import REF_PACKAGE, median_ratio, rewrite_imports
 
     text = "from kernels.jit import njit\nimport kernels.rng_nb\nmykernels.x = 1\n"
     assert rewrite_imports(text) == (f"from {REF_PACKAGE}.jit import njit\n"

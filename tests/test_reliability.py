@@ -367,6 +367,18 @@ def test_sigterm_on_ray_leaves_no_ray_process_behind(tmp_path):
             proc.kill()
 
 
+def test_a_finished_ray_run_leaves_no_ray_process_behind(tmp_path):
+    """After ray.shutdown() the reaper stops after 0.8 s of quiet (not 4 s): nothing of the run's
+    Ray may be left when the command returns."""
+    ray_tmp = Path(f"/tmp/kt-{os.getpid()}-done")
+    proc = kaartlab("run", "toy", "--games", "40000", "--batch-size", "20000", "--workers", "1",
+                    "--out", tmp_path / "d", "--no-progress", env={"RAY_TMPDIR": str(ray_tmp)})
+    _, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 0, stderr
+    assert records(tmp_path / "d") == 2
+    assert not ray_processes(ray_tmp)
+
+
 def test_a_killed_ray_driver_leaves_no_ray_process_behind(tmp_path):
     """SIGKILL cannot be handled: Ray's fate sharing ends the Ray the driver started."""
     ray_tmp = Path(f"/tmp/kt-{os.getpid()}-kill")

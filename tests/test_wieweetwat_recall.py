@@ -194,3 +194,28 @@ def test_two_equal_players_tie_with_chance_one_minus_exp_of_minus_rate_times_win
     share = remise_share_nb(streams(12, 2), h, breadth, SHARE, window, N)
     expected = 1 - math.exp(-rate * window)
     assert share == pytest.approx(expected, abs=4 * math.sqrt(expected * (1 - expected) / N))
+
+
+@njit
+def first_share_nb(rngs, hands, rate, share, n):
+    """Two players with their own hands answer at the same rate factor (breadth x skill); the share
+    of categories that seat 0 answers first."""
+    first = 0
+    for i in range(n):
+        t0, _, _ = first_answer_nb(rngs, 0, hands, -1, rate, share, True, 0.0, 1e9)
+        t1, _, _ = first_answer_nb(rngs, 1, hands, -1, rate, share, True, 0.0, 1e9)
+        if t0 < t1:
+            first += 1
+    return first / n
+
+
+@pytest.mark.parametrize("breadth", [0.2, 1.0, 5.0])
+def test_a_categorys_breadth_does_not_change_who_answers_first(breadth):
+    """The reason a reader's choice of category decides so little (docs/rules/wieweetwat.md, the
+    search player): breadth multiplies every player's rate alike, so seat 0 answers first with
+    chance r0 / (r0 + r1) whatever the category."""
+    hands = np.vstack([hand("b", "s"), hand("q", "x", "e")])
+    r0, r1 = (SHARE[[LETTERS.index(c) for c in letters]].sum() for letters in ("bs", "qxe"))
+    expected = r0 / (r0 + r1)
+    share = first_share_nb(streams(21, 2), hands, breadth, SHARE, N)
+    assert share == pytest.approx(expected, abs=4 * math.sqrt(expected * (1 - expected) / N))
