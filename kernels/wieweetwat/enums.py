@@ -123,7 +123,13 @@ PN_CAT_DISCARDS = 3
 PN_CAT_IN_USE = 4
 PN_LETTER_SHUFFLES = 5  # reshuffles of the letter discards this round
 PN_CAT_SHUFFLES = 6  # shuffles of the category deck this game (0 = the first)
-N_PILE_N = 7
+# A pile is shuffled as it is drawn (piles_nb.py): its shuffle stream's state (uint64 bits) and
+# whether the cards under its top still wait for their shuffle steps (1) or lie in place (0)
+PN_LETTER_STREAM = 7
+PN_LETTER_LAZY = 8
+PN_CAT_STREAM = 9
+PN_CAT_LAZY = 10
+N_PILE_N = 11
 RESHUFFLE_STRIDE = 65536  # deal stream of reshuffle j of round r: r + j * RESHUFFLE_STRIDE
 
 NO_TIME = 1e300  # no answer

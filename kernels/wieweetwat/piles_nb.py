@@ -7,6 +7,12 @@ deal_stream_nb(seed, game, r + j * RESHUFFLE_STRIDE); the category deck's k-th s
 from extra_stream_nb(seed, game, k). Category cards drawn in a reader's turn stay "in use" until the
 turn ends (they go to the discards then); only when the pile and the discards are both empty are the
 cards in use shuffled back too.
+
+A pile is shuffled as it is drawn: Fisher-Yates from the top down puts the card at position i in
+its place at step i, and no later step touches position i, so drawing position i right after step
+i gives the cards of the whole shuffle in the same order, with no steps for the cards nobody draws
+(about half of a round's letter deck). pile_n keeps the shuffle stream's state and whether the
+pile is shuffled this way (the search's determinized piles are shuffled in full).
 """
 import numpy as np
 
@@ -18,26 +24,48 @@ from kernels.wieweetwat.enums import (
     N_KINDS,
     PN_CAT_DISCARDS,
     PN_CAT_IN_USE,
+    PN_CAT_LAZY,
     PN_CAT_PILE,
     PN_CAT_SHUFFLES,
+    PN_CAT_STREAM,
     PN_LETTER_DISCARDS,
+    PN_LETTER_LAZY,
     PN_LETTER_PILE,
     PN_LETTER_SHUFFLES,
+    PN_LETTER_STREAM,
     RESHUFFLE_STRIDE,
 )
 from kernels.wieweetwat.recall_nb import randint_at_nb
 
 
-@borrowing
-def shuffle_from_nb(state, a, n):
-    """Fisher-Yates shuffle of a[:n] from a stream's initial state (the same order as
-    rng_nb.shuffle_nb on that stream, without an array to hold the state)."""
-    for i in range(n - 1, 0, -1):
-        state, u = next_word_nb(state)
-        j = uniform_nb(u, i + 1)
-        x = a[i]
-        a[i] = a[j]
-        a[j] = x
+@inline
+def shuffle_step_nb(state, a, i):
+    """Step i (i >= 1) of the Fisher-Yates shuffle of a[:i + 1] from a stream's state (the order
+    of rng_nb.shuffle_nb on that stream): a[i] swaps with a uniform a[j], j <= i. Returns the
+    stream's new state."""
+    state, u = next_word_nb(state)
+    j = uniform_nb(u, i + 1)
+    x = a[i]
+    a[i] = a[j]
+    a[j] = x
+    return state
+
+
+@inline
+def shuffle_as_drawn_nb(state, pile_n, stream_at, lazy_at):
+    """The pile (its cards already in it) is shuffled from `state` as it is drawn (take_top_nb)."""
+    pile_n[stream_at] = np.int64(state)
+    pile_n[lazy_at] = 1
+
+
+@inline
+def take_top_nb(pile, pile_n, top_at, stream_at, lazy_at):
+    """The pile's top card, taken off; its shuffle step first when the pile is shuffled as drawn."""
+    i = pile_n[top_at] - 1
+    pile_n[top_at] = i
+    if pile_n[lazy_at] != 0 and i >= 1:
+        pile_n[stream_at] = np.int64(shuffle_step_nb(np.uint64(pile_n[stream_at]), pile, i))
+    return pile[i]
 
 
 # ------------------------------------------------------------------------------ hands
@@ -90,11 +118,11 @@ def random_card_nb(rngs, taker, hands, seat):
 
 @borrowing
 def deal_round_nb(seed, game, rnd, deck, n_deck, pile, pile_n, hands, hand_n, n, hand_size):
-    """Shuffle every letter card into the pile (round `rnd`'s deal stream) and deal `hand_size`
-    cards to each seat, seat 0 first. The discards start empty."""
+    """Shuffle every letter card into the pile (round `rnd`'s deal stream, shuffled as drawn) and
+    deal `hand_size` cards to each seat, seat 0 first. The discards start empty."""
     for i in range(n_deck):
         pile[i] = deck[i]
-    shuffle_from_nb(deal_stream_nb(seed, game, rnd), pile, n_deck)
+    state = deal_stream_nb(seed, game, rnd)
     top = n_deck
     for s in range(n):
         hand_n[s] = 0
@@ -102,7 +130,10 @@ def deal_round_nb(seed, game, rnd, deck, n_deck, pile, pile_n, hands, hand_n, n,
             hands[s, kind] = 0
         for _ in range(hand_size):
             top -= 1
+            if top >= 1:
+                state = shuffle_step_nb(state, pile, top)
             add_card_nb(hands, hand_n, s, pile[top])
+    shuffle_as_drawn_nb(state, pile_n, PN_LETTER_STREAM, PN_LETTER_LAZY)
     pile_n[PN_LETTER_PILE] = top
     pile_n[PN_LETTER_DISCARDS] = 0
     pile_n[PN_LETTER_SHUFFLES] = 0
@@ -121,12 +152,11 @@ def draw_letter_nb(seed, game, rnd, pile, discards, pile_n):
             pile[i] = discards[i]
         pile_n[PN_LETTER_SHUFFLES] += 1
         stream = deal_stream_nb(seed, game, rnd + pile_n[PN_LETTER_SHUFFLES] * RESHUFFLE_STRIDE)
-        shuffle_from_nb(stream, pile, m)
+        shuffle_as_drawn_nb(stream, pile_n, PN_LETTER_STREAM, PN_LETTER_LAZY)
         pile_n[PN_LETTER_PILE] = m
         pile_n[PN_LETTER_DISCARDS] = 0
         shuffled = m
-    pile_n[PN_LETTER_PILE] -= 1
-    return pile[pile_n[PN_LETTER_PILE]], shuffled
+    return take_top_nb(pile, pile_n, PN_LETTER_PILE, PN_LETTER_STREAM, PN_LETTER_LAZY), shuffled
 
 
 @inline
@@ -139,14 +169,32 @@ def discard_letter_nb(discards, pile_n, kind):
 
 @borrowing
 def shuffle_categories_nb(seed, game, pile, pile_n, n_cards):
-    """The game's first category pile: every category and action card, shuffled."""
+    """The game's first category pile: every category and action card, shuffled as drawn."""
     for i in range(n_cards):
         pile[i] = i
-    shuffle_from_nb(extra_stream_nb(seed, game, 0), pile, n_cards)
+    shuffle_as_drawn_nb(extra_stream_nb(seed, game, 0), pile_n, PN_CAT_STREAM, PN_CAT_LAZY)
     pile_n[PN_CAT_PILE] = n_cards
     pile_n[PN_CAT_DISCARDS] = 0
     pile_n[PN_CAT_IN_USE] = 0
     pile_n[PN_CAT_SHUFFLES] = 0
+
+
+@borrowing
+def refill_categories_nb(seed, game, pile, discards, in_use, pile_n):
+    """The empty pile gets the discards, shuffled as drawn (when they are empty too, the cards in
+    use are shuffled back). Returns how many. A call, not inlined: twice a game or so, and its
+    stream's hashing would crowd the turn's registers."""
+    if pile_n[PN_CAT_DISCARDS] == 0:  # everything is in use: shuffle those back
+        end_turn_nb(discards, in_use, pile_n)
+    m = pile_n[PN_CAT_DISCARDS]
+    for i in range(m):
+        pile[i] = discards[i]
+    pile_n[PN_CAT_SHUFFLES] += 1
+    shuffle_as_drawn_nb(extra_stream_nb(seed, game, pile_n[PN_CAT_SHUFFLES]), pile_n,
+                        PN_CAT_STREAM, PN_CAT_LAZY)
+    pile_n[PN_CAT_PILE] = m
+    pile_n[PN_CAT_DISCARDS] = 0
+    return m
 
 
 @inline
@@ -155,18 +203,8 @@ def draw_category_card_nb(seed, game, pile, discards, in_use, pile_n):
     Returns (card, cards reshuffled or 0)."""
     shuffled = 0
     if pile_n[PN_CAT_PILE] == 0:
-        if pile_n[PN_CAT_DISCARDS] == 0:  # everything is in use: shuffle those back
-            end_turn_nb(discards, in_use, pile_n)
-        m = pile_n[PN_CAT_DISCARDS]
-        for i in range(m):
-            pile[i] = discards[i]
-        pile_n[PN_CAT_SHUFFLES] += 1
-        shuffle_from_nb(extra_stream_nb(seed, game, pile_n[PN_CAT_SHUFFLES]), pile, m)
-        pile_n[PN_CAT_PILE] = m
-        pile_n[PN_CAT_DISCARDS] = 0
-        shuffled = m
-    pile_n[PN_CAT_PILE] -= 1
-    card = pile[pile_n[PN_CAT_PILE]]
+        shuffled = refill_categories_nb(seed, game, pile, discards, in_use, pile_n)
+    card = take_top_nb(pile, pile_n, PN_CAT_PILE, PN_CAT_STREAM, PN_CAT_LAZY)
     in_use[pile_n[PN_CAT_IN_USE]] = card
     pile_n[PN_CAT_IN_USE] += 1
     return card, shuffled

@@ -31,6 +31,7 @@ from kernels.wieweetwat.enums import (
     GS_FIRST_READER_WINS,
     GS_PASSES,
     GS_REMISES,
+    HAND_MASK,
     MAX_PLAYERS,
     MAX_QUEUE,
     MAX_SAMPLES,
@@ -69,6 +70,7 @@ from kernels.wieweetwat.piles_nb import (
     shuffle_categories_nb,
 )
 from kernels.wieweetwat import search_nb
+from kernels.wieweetwat.recall_nb import lowest_kind_nb
 from kernels.wieweetwat.rules_nb import LS_LEFT, LS_SHED, play_round_nb
 from kernels.wieweetwat.table_nb import new_table_nb
 from kernels.wieweetwat.trace_nb import ev_nb, trace_full_nb, tracing_nb
@@ -231,7 +233,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     piles = (lpile, ldisc, cpile, cdisc, cuse)
     stats = (seat_stats, action_stats, letter_stats, game_stats)
     scratch = (t["times"], t["kinds"], t["letters"], t["wrong"], t["hand_shares"], t["queue"],
-               t["tmp"], t["letter_times"], t["chosen"])
+               t["tmp"], t["letter_times"], t["chosen"], t["share_masks"])
     checks = (deck_counts, t["seen"], n_cards, 1 if checked else 0)
     if search is not None:
         search_nb.set_up_nb(search, rules, deck_counts, n_cards)
@@ -275,7 +277,10 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
             if has_www[won]:
                 seat_stats[won, SS_WWW_ROUNDS_WON] += 1
             for s in range(n):
-                for kind in range(N_KINDS):
+                held = hands[s, HAND_MASK]  # the kinds held, lowest first: the others add 0
+                while held:
+                    kind = lowest_kind_nb(held)
+                    held &= held - 1
                     letter_stats[kind, LS_LEFT] += hands[s, kind]
                     if tracing:
                         for _ in range(hands[s, kind]):

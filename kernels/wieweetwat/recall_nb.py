@@ -143,8 +143,31 @@ def first_answer_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, pat
 
 
 @inline
+def cached_hand_share_nb(hands, s, share, share_masks, hand_shares):
+    """hand_share_nb, summed again only when the hand's letters changed since: hand_shares[s] holds
+    the share of the letter set share_masks[s] (zeros at first: the empty set's share is 0.0). A
+    race's answering seats mostly kept their letters since their last answer."""
+    held = hands[s, HAND_MASK] & LETTER_BITS
+    if held != share_masks[s]:
+        share_masks[s] = held
+        hand_shares[s] = hand_share_nb(hands, s, share)
+    return hand_shares[s]
+
+
+@inline
 def first_answer_with_share_nb(rngs, i, hands, restrict, rate, share, joker_stuck_only, patience,
                                time_limit):
+    """first_answer_of_share_nb with the hand's share summed here; returns it too (0.0 for a
+    remise's answer), to be handed on to say_letter_with_share_nb."""
+    total = hand_share_nb(hands, i, share) if restrict < 0 else 0.0
+    t, kind, letter = first_answer_of_share_nb(rngs, i, hands, restrict, rate, share, total,
+                                               joker_stuck_only, patience, time_limit)
+    return t, kind, letter, total
+
+
+@inline
+def first_answer_of_share_nb(rngs, i, hands, restrict, rate, share, total, joker_stuck_only,
+                             patience, time_limit):
     """A player's first answer to a category: (time, card kind played, initial letter), time NO_TIME
     for a pass (nothing before `time_limit`).
 
@@ -154,24 +177,21 @@ def first_answer_with_share_nb(rngs, i, hands, restrict, rate, share, joker_stuc
     answers as a joker with any letter, at `patience` seconds plus an exponential time (the player
     turns to any-letter words once its letters failed that long) when `joker_stuck_only`; a player
     who keeps it for counter-attacks uses it only when it is all that is left in the hand.
+    `total`: the hand's summed share (hand_share_nb), read for a free answer only.
 
     Which letter is not drawn here when it is open (kind HAND_LETTER: one of the hand's letters;
     kind WWW: the joker's letter; the letter is then -1): only answers said before the race ends
-    need one (say_letter_nb), and most answers come too late.
-
-    Returns (time, kind, letter, the hand's summed share: hand_share_nb for a free answer, 0.0 for
-    a remise's), the share handed on to say_letter_with_share_nb so that it is summed once."""
+    need one (say_letter_nb), and most answers come too late."""
     if restrict >= 0:
         if restrict == WWW:
             t = exponential_nb(rngs, i, rate)
             if t > time_limit:
-                return NO_TIME, restrict, -1, 0.0
-            return t, WWW, -1, 0.0
+                return NO_TIME, restrict, -1
+            return t, WWW, -1
         t = exponential_nb(rngs, i, rate * share[restrict])
         if t > time_limit:
-            return NO_TIME, restrict, -1, 0.0
-        return t, restrict, restrict, 0.0
-    total = hand_share_nb(hands, i, share)
+            return NO_TIME, restrict, -1
+        return t, restrict, restrict
     t_hand = exponential_nb(rngs, i, rate * total)
     t_joker = NO_TIME
     if hands[i, WWW] > 0 and (joker_stuck_only or total <= 0.0):
@@ -180,11 +200,11 @@ def first_answer_with_share_nb(rngs, i, hands, restrict, rate, share, joker_stuc
         t_joker = exponential_nb(rngs, i, rate) + (patience if total > 0.0 else 0.0)
     if t_hand <= t_joker:
         if t_hand > time_limit:
-            return NO_TIME, -1, -1, total
-        return t_hand, HAND_LETTER, -1, total
+            return NO_TIME, -1, -1
+        return t_hand, HAND_LETTER, -1
     if t_joker > time_limit:
-        return NO_TIME, -1, -1, total
-    return t_joker, WWW, -1, total
+        return NO_TIME, -1, -1
+    return t_joker, WWW, -1
 
 
 @inline

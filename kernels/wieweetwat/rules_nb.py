@@ -54,6 +54,7 @@ from kernels.wieweetwat.enums import (
     GS_CATEGORIES,
     GS_PASSES,
     GS_REMISES,
+    HAND_MASK,
     JOKER_WHEN_STUCK,
     MAX_QUEUE,
     MAX_TURNS,
@@ -102,8 +103,9 @@ from kernels.wieweetwat.policies_nb import (
     wants_counter_nb,
 )
 from kernels.wieweetwat.recall_nb import (
+    cached_hand_share_nb,
     exponential_nb,
-    first_answer_with_share_nb,
+    first_answer_of_share_nb,
     is_wrong_nb,
     lowest_kind_nb,
     say_letter_with_share_nb,
@@ -310,10 +312,17 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
     attacker keeps the card and draws the penalty."""
     attacker = -1
     best = NO_TIME
-    for k in range(1, n):
-        a = seat_after_nb(winner, k, n)
-        if a == reader or hands[a, WWW] == 0:
-            continue
+    holders = 0  # the seats holding a Wie Weet Wat card: no branch per seat
+    for a in range(n):
+        holders |= ((hands[a, HAND_MASK] >> WWW) & 1) << a
+    holders &= ~((1 << reader) | (1 << winner))
+    # clockwise from the winner: the seats after it as they are, those before it moved up by n
+    seats = (holders & -(2 << winner)) | ((holders & ((1 << winner) - 1)) << n)
+    while seats:
+        a = lowest_kind_nb(seats)
+        seats &= seats - 1
+        if a >= n:
+            a -= n
         if not wants_counter_nb(seat_i[a, SI_COUNTER], a, winner, hand_n):
             continue
         t = exponential_nb(seat_rng, a, breadth_now * rates[a] * share[letter])
@@ -349,10 +358,10 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     vocabulary x speed per seat, share, breadth, card_action), state (hands, hand_n, pending,
     restrict, pile_n, seat_rng), piles (letter pile, letter discards, category pile, category
     discards, category cards in use), stats (seat_stats, action_stats, letter_stats, game_stats),
-    scratch (times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen) and
-    checks (deck_counts, seen, checked 0/1). One call per round: arrays handed to a function cost
-    reference counts, so nothing in a turn hands them on but the rare action cards and penalties
-    (penalty_nb is compiled `borrowing`: no reference counts).
+    scratch (times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen,
+    share_masks) and checks (deck_counts, seen, checked 0/1). One call per round: arrays handed to a
+    function cost reference counts, so nothing in a turn hands them on but the rare action cards
+    and penalties (penalty_nb is compiled `borrowing`: no reference counts).
 
     `search`: the search players' workspace (search_nb.new_workspace_nb), or None at tables without
     a search seat and in the search's own play-outs (Numba then compiles the round without it).
@@ -361,20 +370,21 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     hands, hand_n, pending, restrict, pile_n, seat_rng = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     seat_stats, action_stats, letter_stats, game_stats = stats
-    times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen = scratch
+    times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen, share_masks = \
+        scratch
     deck_counts, seen, n_cards, checked = checks
     time_limit = rule_f[RF_TIME_LIMIT]
     tie = rule_f[RF_TIE_WINDOW]
     share_total = share_total_nb(share)
     won = -1
+    reset = True  # only a remise leaves marks (restrict) to clear before the next turn
     while won < 0:
         # ---- one reader's turn
-        active = 0
-        for s in range(n):
-            pending[s] = -1
-            restrict[s] = -1
-            if s != reader:
-                active |= 1 << s
+        if reset:
+            for s in range(n):
+                pending[s] = -1
+                restrict[s] = -1
+        active = ((1 << n) - 1) & ~(1 << reader)
         remise = False
         first_wrong = -1
         winner = -1
@@ -421,11 +431,12 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             while seats:
                 s = lowest_kind_nb(seats)
                 seats &= seats - 1
-                t, kind, letter, hand_share = first_answer_with_share_nb(
-                    seat_rng, s, hands, restrict[s], b * rates[s], share,
+                total = cached_hand_share_nb(hands, s, share, share_masks, hand_shares) \
+                    if restrict[s] < 0 else 0.0
+                t, kind, letter = first_answer_of_share_nb(
+                    seat_rng, s, hands, restrict[s], b * rates[s], share, total,
                     seat_i[s, SI_JOKER_USE] == JOKER_WHEN_STUCK, seat_f[s, SF_JOKER_PATIENCE],
                     time_limit)
-                hand_shares[s] = hand_share
                 times[s] = t
                 kinds[s] = kind
                 letters[s] = letter
@@ -533,6 +544,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 ev_nb(trace, at, EV_NOBODY, -1, nxt, 0, 0, 0, 0, 0)
             won = round_winner_nb(winner if winner >= 0 else reader, hand_n, pending, n)
             reader = nxt
+        reset = remise
         end_turn_nb(cdisc, cuse, pile_n)
         if checked:
             if not letters_conserved_nb(deck_counts, hands, hand_n, n, pending, lpile, ldisc,

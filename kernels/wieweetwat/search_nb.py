@@ -48,8 +48,10 @@ from kernels.wieweetwat.enums import (
     PLAYOUT_POLICY,
     PN_CAT_DISCARDS,
     PN_CAT_IN_USE,
+    PN_CAT_LAZY,
     PN_CAT_PILE,
     PN_LETTER_DISCARDS,
+    PN_LETTER_LAZY,
     PN_LETTER_PILE,
     R_ROUNDS_TO_WIN,
     A_GROTE_KANS,
@@ -241,6 +243,8 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
     for i in range(pile_n.shape[0]):
         s_pile_n[i] = pile_n[i]
     s_pile_n[PN_LETTER_PILE] = u - k
+    s_pile_n[PN_LETTER_LAZY] = 0  # both piles are shuffled in full here
+    s_pile_n[PN_CAT_LAZY] = 0
     # the category pile: its set in card order, shuffled; then this turn's cards still to come
     for c in range(n_cards):
         mark[c] = 0
@@ -311,7 +315,7 @@ def play_out_nb(search, sim_seed, p, n, rnd, reader, rules, first_slot):
     piles = (sim["lpile"], sim["ldisc"], sim["cpile"], sim["cdisc"], sim["cuse"])
     stats = (sim["seat_stats"], sim["action_stats"], sim["letter_stats"], sim["game_stats"])
     scratch = (sim["times"], sim["kinds"], sim["letters"], sim["wrong"], sim["hand_shares"],
-               sim["queue"], sim["tmp"], sim["letter_times"], sim["chosen"])
+               sim["queue"], sim["tmp"], sim["letter_times"], sim["chosen"], sim["share_masks"])
     checks = (sim["deck_counts"], sim["seen"], search[8][0], np.int64(0))
     won, status = rules_nb.play_round_nb(sim_seed, np.int64(0), rnd, reader, n, sim_rules, state,
                                          piles, stats, scratch, checks, None, sim["trace_n"], None,

@@ -64,7 +64,8 @@ TABLE_DTYPE = np.dtype([
     ("kinds", np.int64, MAX_PLAYERS),
     ("letters", np.int64, MAX_PLAYERS),
     ("wrong", np.int64, MAX_PLAYERS),
-    ("hand_shares", np.float64, MAX_PLAYERS),  # a seat's summed letter share in a race
+    ("hand_shares", np.float64, MAX_PLAYERS),  # a seat's summed letter share (of share_masks)
+    ("share_masks", np.int64, MAX_PLAYERS),  # the letter set hand_shares was summed for
     ("queue", np.int64, MAX_QUEUE),
     ("tmp", np.int64, HAND_WIDTH),  # a hand row (Rotonde), a card per seat
     ("letter_times", np.float64, N_KINDS),
