@@ -126,8 +126,9 @@ class StudyDir:
             return True
         names = {i.base_name for i in self.fs.get_file_info(pafs.FileSelector(self.root))} \
             if info.type == pafs.FileType.Directory else set()
-        if LOCK in names:  # a kaartlab directory being claimed (or whose claim was cut off)
-            names -= {LOCK, "data"}
+        if LOCK in names:  # a kaartlab directory being claimed (or whose claim was cut off),
+            # its manifest perhaps still under its temporary name: the lock then says who holds it
+            names = {n for n in names - {LOCK, "data"} if not n.startswith(f"{MANIFEST}.tmp-")}
         if names:
             raise SpecError(f"output directory {self.display!r} is not empty and holds no "
                             f"{MANIFEST}: refusing to write a study into it")

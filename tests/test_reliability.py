@@ -247,6 +247,19 @@ def test_two_drivers_racing_for_one_directory(tmp_path):
     assert state.ok and not state.temporary
 
 
+def test_a_directory_caught_while_its_manifest_is_written_is_left_to_the_lock(tmp_path):
+    """The moment the racing test above can catch: the holder's lock and its manifest still under
+    a temporary name. check() must not call that a foreign directory; the lock names the holder."""
+    out = tmp_path / "claimed"
+    out.mkdir()
+    (out / ".kaartlab.lock").write_text("")
+    (out / "study.json.tmp-0123abcd").write_text("{")
+    assert StudyDir(out).check(study()) is False
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(SpecError, match="is not empty"):
+        StudyDir(out).check(study())
+
+
 def test_lease_lock_for_object_stores(tmp_path, monkeypatch):
     """The object-store lock (a lease with a heartbeat), tried on a local directory."""
     import pipelines.lock as lock_module
