@@ -176,9 +176,9 @@ token = sys.argv[1].encode()
 # until the driver's end closes the pipe; "shutdown" first when ray.shutdown() has run
 clean = sys.stdin.buffer.read() == b"shutdown"
 quiet = 0  # a dying Ray can still start an agent: stop after several empty looks in a row
-# (4 s of them after a killed driver: 1.6 s once let an agent through on a busy machine; after
-# ray.shutdown() nothing starts any more, and 0.8 s of them spares every run 3 s)
-need = 2 if clean else 10
+# (10 s of them after a killed driver: 1.6 s and then 4 s each once let a dashboard agent through
+# on a busy machine; after ray.shutdown() nothing starts any more, and 0.8 s spares every run 3 s)
+need = 2 if clean else 25
 for attempt in range(100):
     time.sleep(0.4)
     left = 0
@@ -232,7 +232,7 @@ def _stop_reaper(clean: bool = False) -> None:
     if clean:
         os.write(pipe, b"shutdown")
     os.close(pipe)  # the reaper ends what is left of this Ray, then itself
-    _reaper.pop("proc").wait(15)
+    _reaper.pop("proc").wait(30)
 
 
 def _sigterm_handler():
