@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from pipelines import integrity
 from sim.errors import SpecError
 from sim.registry import get_game
-from sim.spec import StudySpec
+from sim.spec import REPORT_ONLY, StudySpec
 
 MANIFEST = "study.json"
 FORMAT = 2  # 2: seats with player parameters, data files kept in the dataset
@@ -138,6 +138,7 @@ class StudyDir:
         """Claim the directory for this study (see check). Returns True when resuming.
         The caller holds the directory's lock (pipelines/lock.py)."""
         if self.check(study):
+            self._refresh_report_part(study)
             return True
         try:
             self.fs.create_dir(self.root, recursive=True)
@@ -148,6 +149,22 @@ class StudyDir:
         except OSError as exc:
             raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
         return False
+
+    def _refresh_report_part(self, study: StudySpec) -> None:
+        """A resumed study whose file changed only what changes no row (its description, questions or
+        report options): study.json takes the new ones, so the report answers what the file asks."""
+        manifest = self.read_manifest()
+        fresh = study.to_dict()
+        if all(manifest["study"].get(k) == fresh.get(k) for k in REPORT_ONLY):
+            return
+        for key in REPORT_ONLY:
+            manifest["study"].pop(key, None)
+            if key in fresh:
+                manifest["study"][key] = fresh[key]
+        try:
+            self._write_atomic(MANIFEST, json.dumps(manifest, indent=2).encode())
+        except OSError as exc:
+            raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
 
     def create_root(self) -> None:
         try:
@@ -178,9 +195,8 @@ class StudyDir:
         data = manifest["study"]
         try:
             arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
-            report = data.get("report") or {}
-            return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
-                             tuple(report.items()))
+            return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"],
+                             arms).with_report_part(data)
         except SpecError as exc:
             raise SpecError(f"{self.display}/{MANIFEST}: {exc}") from None
         except (KeyError, TypeError, AttributeError, ValueError) as exc:

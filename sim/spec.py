@@ -15,6 +15,7 @@ from typing import Any
 
 from sim.errors import SpecError
 from sim.params import resolve
+from sim.questions import Question, check_description, make_questions
 from sim.registry import Game, get_game
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -273,6 +274,7 @@ class ArmSpec:
 
 # ------------------------------------------------------------------------------------ studies
 
+REPORT_ONLY = ("report", "description", "questions")  # study.json keys that change no row
 REPORT_KEYS = {"edge": float, "correction": str, "equivalence_margin": float, "mole_target": float}
 
 
@@ -284,6 +286,8 @@ class StudySpec:
     batch_size: int
     arms: tuple[ArmSpec, ...]
     report: tuple[tuple[str, Any], ...] = ()  # report options: they do not change the rows
+    description: str = ""  # the study's question in words, shown at the top of the report
+    questions: tuple[Question, ...] = ()  # what the report answers first (sim/questions.py)
 
     def __post_init__(self):
         check_name("study", self.name)
@@ -304,13 +308,18 @@ class StudySpec:
                 "batch_size": self.batch_size, "arms": [a.to_dict() for a in self.arms]}
         if self.report:
             data["report"] = dict(self.report)
+        if self.description:
+            data["description"] = self.description
+        if self.questions:
+            data["questions"] = [q.to_dict() for q in self.questions]
         return data
 
     def fingerprint(self) -> str:
         """Hash of everything that decides the rows and file layout: a different study, a
-        different hash (report options are left out: they change no row)."""
+        different hash (report options, description and questions are left out: they change no row)."""
         data = self.to_dict()
-        data.pop("report", None)
+        for key in REPORT_ONLY:
+            data.pop(key, None)
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -336,7 +345,7 @@ class StudySpec:
     @classmethod
     def from_dict(cls, data: dict, base: Path = Path("."), default_name: str = "study") -> StudySpec:
         _no_unknown("study", data, {"name", "seed", "games", "batch_size", "defaults", "arm",
-                                    "description", "report"})
+                                    "description", "report", "question"})
         defaults = _table("[defaults]", data.get("defaults", {}))
         _no_unknown("[defaults]", defaults, _ARM_KEYS - {"name"})
         raw_arms = data.get("arm")
@@ -356,7 +365,23 @@ class StudySpec:
                    games=_whole_number("games", data.get("games", 10_000), 1, MAX_GAMES),
                    batch_size=_whole_number("batch_size", data.get("batch_size", DEFAULT_BATCH_SIZE),
                                             1, 10**8),
-                   arms=tuple(arms), report=_report_options(data.get("report", {})))
+                   arms=tuple(arms), report=_report_options(data.get("report", {})),
+                   description=check_description(data.get("description", "")),
+                   questions=make_questions(data.get("question"), arms))
+
+    def with_report_part(self, data: dict) -> StudySpec:
+        """This study with the report-only part (report options, description, questions) of a
+        study.json ``study`` table: what study.json keeps beside the arms."""
+        try:
+            return replace(self, report=_report_options(data.get("report") or {}),
+                           description=check_description(data.get("description", "")),
+                           questions=make_questions(_as_tables(data.get("questions")), self.arms))
+        except SpecError as exc:
+            raise SpecError(f"study.json: {exc}") from None
+
+
+def _as_tables(questions):
+    return None if questions is None else [dict(q) if isinstance(q, dict) else q for q in questions]
 
 
 _ARM_KEYS = {"name", "game", "players", "rules", "policy", "seat", "data", "deck"}
