@@ -101,8 +101,8 @@ def traced_beliefs(arm, seed, index):
         if code != E.EV_BELIEF and block:
             checks.append((list(events), block))
             block = []
-        if code == E.EV_EVIDENCE:
-            events.append(("act", seat, b / 1e6, c / 1e6, everyone))
+        if code == E.EV_EVIDENCE:  # one row per reading model, with the mask of its readers
+            events.append(("act", seat, b / 1e6, c / 1e6, {k for k in range(n) if f >> k & 1}))
         elif code == E.EV_ASK:
             readers = everyone if rules["answers_public"] else {seat}
             for k in range(b):
@@ -118,6 +118,9 @@ CASES = [
     (4, {}, "reasoner:sabotage=0.6"),
     (5, {"answers_public": True}, "reasoner:sabotage=0.8:mole_style=naive,racer,reasoner,random,reasoner"),
     (6, {"questions_per_ace": 5}, "reasoner:sabotage=0.5:mole_style=naive"),
+    # observers with their own models of the mole: each reads the acts at the rate it assumes
+    (4, {}, "reasoner:suspect_sabotage=0.6,reasoner:sabotage=0.9,reasoner:suspect_sabotage=0,"
+            "racer:suspect_sabotage=0.9"),
 ]
 
 

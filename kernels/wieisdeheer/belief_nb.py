@@ -136,12 +136,13 @@ def act_likelihoods_nb(act, a, j, o, sabotage, style):
 
 
 @inline
-def is_evidence_nb(policy, pile, rich, sabotage):
+def is_evidence_nb(policy, pile, rich):
     """Only a reasoner's acts on a pile of at least its `rich` points are evidence: a random
     player and a racer act alike whether loyal or not, and on poorer piles a reasoner plays for
-    shedding and questions (the observers' model ignores those acts). A reasoner whose sabotage rate
-    is 0 acts alike as mole and loyal too (every likelihood ratio is 1: nothing to compute)."""
-    return policy == P_REASONER and pile >= rich and pile > 0 and sabotage > 0.0
+    shedding and questions (the observers' model ignores those acts). Each observer reads such an
+    act with the sabotage rate it assumes (its `suspect_sabotage`, not the actor's own rate, which
+    it cannot see): read_act_nb in play_nb."""
+    return policy == P_REASONER and pile >= rich and pile > 0
 
 
 @inline

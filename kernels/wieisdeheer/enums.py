@@ -41,7 +41,8 @@ RULE_F_ORDER = ("answer_accuracy",)
 # Player parameters: seat_i in SEAT_I_ORDER, seat_f in SEAT_F_ORDER (the registry's declaration order)
 SF_SABOTAGE = 0  # the mole's sabotage rate
 SF_BLUFF = 1  # the mole's skill at lying in answers (1 = answers read like a loyal player's)
-SEAT_F_ORDER = ("sabotage", "bluff")
+SF_SUSPECT = 2  # the sabotage rate this seat assumes the mole uses when it reads an act
+SEAT_F_ORDER = ("sabotage", "bluff", "suspect_sabotage")
 SI_MOLE_STYLE = 0  # STYLE_*
 SI_RICH = 1  # pile points from which a reasoner banks and avoids voiding
 SI_SAMPLES = 2  # the search player's determinizations per decision
@@ -134,13 +135,14 @@ EV_ASK = 9  # seat asks b questions to seat a: c=answers that read mole-like
 EV_RESHUFFLE = 10  # a=cards reshuffled into the draw pile (the top card stays)
 EV_SKIP = 11  # seat is skipped (an 8)
 EV_REVERSE = 12  # a=direction now (1 = seat order, -1 = against)
-EV_EVIDENCE = 13  # actor seat: a=act ACT_*, b=likelihood if loyal (x 1e6), c=if mole (x 1e6), d=pile, e=sabotage (1 = a deliberate mole act)
+EV_EVIDENCE = 13  # actor seat: a=act ACT_*, b=likelihood if loyal (x 1e6), c=if mole (x 1e6), d=pile, e=sabotage (1 = a deliberate mole act), f=bit mask of the seats that read it with these likelihoods (one row per reading model)
 EV_BELIEF = 14  # observer seat: a..f = its probability (per mille) that seat 0..5 is the mole
 EV_OUT = 15  # seat goes out: a=place in going out (0-based), b=suspect written, c=per mille on it, d=1 on a joker
 EV_ORDER = 16  # the final order: seat is at place a; b=suspect, c=1 when right
 EV_WINNER = 17  # seat wins: a=1 when the mole wins, b=pot
 EV_STALL = 18  # nobody can play or draw: the order is settled by cards left
 EV_SABOTAGE = 19  # the mole (seat) passes up a bank: a=card played instead, b=pile
+EV_PASS = 20  # nothing fits and nothing can be drawn (draw and discard piles empty): the turn passes
 
 # The per-game output record: field names are the Parquet column names
 OUT_DTYPE = np.dtype([

@@ -22,16 +22,16 @@ from kernels.wieisdeheer.belief_nb import (
 from kernels.wieisdeheer import search_nb  # a module: search_nb plays out with this module's loop
 from kernels.wieisdeheer.enums import (
     ACE, ACT_BANK, ACT_OTHER, ACT_VOID, DRAW_NO_FIT, DRAW_PENALTY, EV_ASK, EV_BANK, EV_BELIEF,
-    EV_CARD, EV_DRAW, EV_END, EV_EVIDENCE, EV_GAME, EV_GOT, EV_ORDER, EV_OUT, EV_PLAY, EV_RESHUFFLE,
-    EV_REVERSE, EV_SABOTAGE, EV_SKIP, EV_STALL, EV_START, EV_VOID, EV_WINNER, G_ACTIVE, G_DRY,
-    G_FIRST_CARD, G_MOLE, G_OUT, G_PAUSED, G_PLAYS, G_QUESTIONS, G_SABOTAGES, G_SEAT, G_SINCE_OUT,
-    G_STALLED, G_TURNS, JACK, JOKER, LONG_ROUNDS, MAX_JOKERS, MAX_PLAYERS, MAX_SAMPLES, MAX_TURNS,
-    MIN_PLAYERS, N_CARDS, N_GS, N_PER, N_POLICIES, N_RULES_F, N_RULES_I, N_SUITS, P_RANDOM,
-    P_REASONER, P_SEARCH, PS_ASKED, PS_BANKED, PS_BRIER, PS_DRAWN, PS_JOKER_FINISH, PS_ORDER,
-    PS_OUT, PS_P_MOLE, PS_P_SUSPECT, PS_PUB_SUSPECT, PS_RICH, PS_SUSPECT, PS_VOIDED,
-    R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS, R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN, R_QUESTIONS,
-    RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER, SEVEN, SF_BLUFF, SF_SABOTAGE, SI_MOLE_STYLE, SI_RICH,
-    SI_SAMPLES, STUCK_ROUNDS, TRACE_WIDTH,
+    EV_CARD, EV_DRAW, EV_END, EV_EVIDENCE, EV_GAME, EV_GOT, EV_ORDER, EV_OUT, EV_PASS, EV_PLAY,
+    EV_RESHUFFLE, EV_REVERSE, EV_SABOTAGE, EV_SKIP, EV_STALL, EV_START, EV_VOID, EV_WINNER,
+    G_ACTIVE, G_DRY, G_FIRST_CARD, G_MOLE, G_OUT, G_PAUSED, G_PLAYS, G_QUESTIONS, G_SABOTAGES,
+    G_SEAT, G_SINCE_OUT, G_STALLED, G_TURNS, JACK, JOKER, LONG_ROUNDS, MAX_JOKERS, MAX_PLAYERS,
+    MAX_SAMPLES, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_GS, N_PER, N_POLICIES, N_RULES_F, N_RULES_I,
+    N_SUITS, P_RANDOM, P_REASONER, P_SEARCH, PS_ASKED, PS_BANKED, PS_BRIER, PS_DRAWN,
+    PS_JOKER_FINISH, PS_ORDER, PS_OUT, PS_P_MOLE, PS_P_SUSPECT, PS_PUB_SUSPECT, PS_RICH, PS_SUSPECT,
+    PS_VOIDED, R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS, R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN,
+    R_QUESTIONS, RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER, SEVEN, SF_BLUFF, SF_SABOTAGE, SF_SUSPECT,
+    SI_MOLE_STYLE, SI_RICH, SI_SAMPLES, STUCK_ROUNDS, TRACE_WIDTH,
 )
 from kernels.wieisdeheer.policies_nb import (
     choose_slot_nb, jack_suit_nb, pick_nb, play_drawn_nb, stack_slot_nb,
@@ -120,7 +120,7 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
 
     rule_i: int64[7] in RULE_I_ORDER; rule_f: float64[1] (answer_accuracy). seat_policy:
     int64[players] (P_*); seat_i: int64[players, 3] (mole_style, rich, samples); seat_f:
-    float64[players, 2] (sabotage, bluff); data: () (no data inputs). out: OUT_DTYPE records.
+    float64[players, 3] (sabotage, bluff, suspect_sabotage); data: () (no data inputs). out: OUT_DTYPE records.
     trace: None, or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after
     every action, verify that the card fitted, every card is in exactly one place and every
     posterior is a distribution.
@@ -390,6 +390,8 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                 if moved > 0 and tr:
                     tp = ev_nb(trace, tp, EV_RESHUFFLE, -1, moved, 0, 0, 0, 0, 0)
                 if card < 0:
+                    if tr:
+                        tp = ev_nb(trace, tp, EV_PASS, s, 0, 0, 0, 0, 0, 0)
                     break
                 drawn[s] += 1
                 if tr:
@@ -405,20 +407,12 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
             if checked and not fits_nb(card, st[ST_SUIT], st[ST_RANK], st[ST_PENDING]):
                 return ILLEGAL_MOVE, tp
             pile = st[ST_PILE]
-            if not from_draw and st[ST_PENDING] == 0 \
-                    and is_evidence_nb(acts, pile, rich[s], seat_f[s, SF_SABOTAGE]):
+            if not from_draw and st[ST_PENDING] == 0 and is_evidence_nb(acts, pile, rich[s]):
                 a, j, o = public_chances_nb(st, in_disc, st[ST_SUIT], st[ST_RANK], hand_n[s])
                 r = RANK_OF[card]
                 act = ACT_VOID if r == ACE else (ACT_BANK if r == JACK else ACT_OTHER)
-                ll, lm = act_likelihoods_nb(act, a, j, o, seat_f[s, SF_SABOTAGE],
-                                            seat_i[s, SI_MOLE_STYLE])
-                bayes_update_nb(post, n, s, ll, lm)
-                if search is not None:
-                    bayes_update_nb(pub, n, s, ll, lm)
-                if tr:
-                    tp = ev_nb(trace, tp, EV_EVIDENCE, s, act, np.int64(ll * SCALE + 0.5),
-                               np.int64(lm * SCALE + 0.5), pile, 1 if sab > 0 else 0, 0)
-                    tp = beliefs_ev_nb(trace, tp, post, n)
+                tp = read_act_nb(post, pub, search is not None, n, s, act, a, j, o,
+                                 seat_i[s, SI_MOLE_STYLE], seat_f, trace, tp, tr, pile, sab)
             if sab > 0:
                 sabotages += 1
                 if sab == 2 and tr:
@@ -525,6 +519,42 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
     gs[G_STALLED] = stalled
     rng[MAX_PLAYERS] = ans_rng
     return status, tp
+
+
+@inline
+def read_act_nb(post, pub, keep_pub, n, actor, act, a, j, o, style, seat_f, trace, tp, tr, pile,
+                sab):
+    """Every other seat reads the act of `actor` (a reasoner on a rich pile) with its own model of
+    the mole: the sabotage rate it assumes, seat_f[., SF_SUSPECT], and the actor's `mole_style`
+    (public). Seats that assume the same rate share the likelihoods: one trace row per rate, with
+    the mask of its readers; a seat that assumes 0 reads nothing (every ratio would be 1). Updates
+    post (and pub when a seat searches); returns the trace rows."""
+    read = False
+    for ob in range(n):
+        rate = seat_f[ob, SF_SUSPECT]
+        if ob == actor or rate <= 0.0:
+            continue
+        seen_before = False
+        for k in range(ob):
+            if k != actor and seat_f[k, SF_SUSPECT] == rate:
+                seen_before = True
+        if seen_before:
+            continue  # read with the first seat of its rate
+        ll, lm = act_likelihoods_nb(act, a, j, o, rate, style)
+        readers = 0
+        for k in range(ob, n):
+            if k != actor and seat_f[k, SF_SUSPECT] == rate:
+                update_one_nb(post, k, n, actor, ll, lm)
+                if keep_pub:
+                    update_one_nb(pub, k, n, actor, ll, lm)
+                readers |= 1 << k
+        read = True
+        if tr:
+            tp = ev_nb(trace, tp, EV_EVIDENCE, actor, act, np.int64(ll * SCALE + 0.5),
+                       np.int64(lm * SCALE + 0.5), pile, 1 if sab > 0 else 0, readers)
+    if tr and read:
+        tp = beliefs_ev_nb(trace, tp, post, n)
+    return tp
 
 
 @njit

@@ -21,6 +21,11 @@ BLUFF = FloatParam("bluff", 0.5, 0.0, 1.0, "as the mole: how well this player li
 SABOTAGE = FloatParam("sabotage", 0.3, 0.0, 1.0, "as the mole: the chance to void a pile with a "
                       "fitting ace, and to pass up banking a rich pile, when the mole style allows",
                       RULINGS + ": 'The mole's sabotage rate is a policy parameter'; " + MODEL)
+SUSPECT = FloatParam("suspect_sabotage", 0.3, 0.0, 1.0, "as an observer: the sabotage rate it "
+                     "assumes the mole uses when it reads a reasoner's card on a rich pile (it "
+                     "cannot see the mole's own rate; 0 = it reads no act)",
+                     "issue: 'Separate the mole's sabotage from the observers' reading model, so a "
+                     "sweep varies the mole alone'; " + MODEL)
 MOLE_STYLE = ChoiceParam("mole_style", "smart", ("naive", "smart"), "as the mole: naive voids any "
                          "pile at the sabotage rate; smart voids only a rich pile and only when "
                          "the void looks forced (the public's chance of another fitting card is "
@@ -37,7 +42,7 @@ SAMPLES = IntParam("samples", 64, 1, 1024, "search: determinizations (deals of t
 GAME = Game(
     name="wieisdeheer",
     title="Wie is de Heer?",
-    version=2,  # 2: writers state tempered beliefs (STATED_POWER)
+    version=3,  # 2: writers state tempered beliefs (STATED_POWER); 3: observers read acts at their own suspect_sabotage
     min_players=3,
     max_players=6,
     rules=(
@@ -72,13 +77,13 @@ GAME = Game(
                "plays aces on poor piles for the questions, questions its most uncertain "
                "suspect, writes its most likely one. As the mole: sabotages by `sabotage` and "
                "`mole_style`, lies by `bluff`",
-               params=(SABOTAGE, MOLE_STYLE, BLUFF, RICH)),
+               params=(SABOTAGE, MOLE_STYLE, BLUFF, RICH, SUSPECT)),
         Policy("racer", 2, "sheds like the reasoner but ignores the points (aces and jacks are "
                "ordinary cards); reasons about the mole like the reasoner. As the mole: plays "
-               "the same, lies by `bluff`", params=(BLUFF,)),
+               "the same, lies by `bluff`", params=(BLUFF, SUSPECT)),
         Policy("random", 0, "a uniformly random fitting card, jack suit, question target and "
                "suspect; plays a drawn card whenever it fits. As the mole: lies by `bluff`",
-               params=(BLUFF,)),
+               params=(BLUFF, SUSPECT)),
         Policy("search", 3, "determinized Monte Carlo: plays as the reasoner, but where it chooses "
                "a card with no draw pending (a turn's first card, a card on a 7) deals the unseen "
                "cards and draws the mole from its beliefs `samples` times, plays every fitting "
@@ -88,7 +93,7 @@ GAME = Game(
                "it wrote (guessed from the public evidence); questions the seat whose answers most "
                "raise its chance of writing the mole. Read by the others as a reasoner; as the "
                "mole it sabotages only when its search finds it better, and lies by `bluff`",
-               params=(SABOTAGE, MOLE_STYLE, BLUFF, RICH, SAMPLES)),
+               params=(SABOTAGE, MOLE_STYLE, BLUFF, RICH, SUSPECT, SAMPLES)),
     ),
     columns=(
         Column("mole", "int8", "the mole's seat (the king's holder)"),

@@ -106,10 +106,16 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             lines[draw_line] += f" [draw pile empty: {a} discards reshuffled, the top card stays]"
         elif code == e.EV_SKIP:
             lines.append(f"  seat {seat} is skipped")
+        elif code == e.EV_PASS:
+            lines.append(f"  seat {seat} cannot play and there is no card left to draw: the turn passes")
         elif code == e.EV_EVIDENCE:
             sab = " [the mole, on purpose]" if f5 else ""
+            # seats that assume different sabotage rates read the act with their own likelihoods
+            everyone = ((1 << n) - 1) & ~(1 << seat)
+            who = "" if f6 == everyone else " (read by seat " + ", ".join(
+                str(k) for k in range(n) if f6 >> k & 1) + ")"
             evidence.append(f"      evidence: seat {seat} {ACTS[a]} a pile of {d}{sab}; likelihood "
-                            f"loyal {b / 1e6:.3f}, mole {c / 1e6:.3f}")
+                            f"loyal {b / 1e6:.3f}, mole {c / 1e6:.3f}{who}")
         elif code == e.EV_SABOTAGE:
             evidence.append("      (the mole holds a jack and passes up the bank on purpose)")
         elif code == e.EV_OUT:
