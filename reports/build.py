@@ -5,10 +5,12 @@ import json
 from pathlib import Path
 
 from reports import plots, render, text
+from reports.answers import Answer, answer, target_section
 from reports.claims import Family
 from reports.context import Context, Options
 from reports.dataset import Dataset, ReportError
 from reports.model import Section, Table
+from reports.questions import study_questions
 from reports.registry import sections as plugin_sections
 from reports.sections import GENERIC
 from reports.sections.first_player import seat_stats
@@ -21,11 +23,49 @@ def _as_list(result) -> list[Section]:
 
 
 def _make(contexts: list[Context]) -> list[Section]:
-    sections: list[Section] = []
+    answers, targets = answer_questions(contexts)
+    sections: list[Section] = [answers_section(contexts[0].dataset, answers), *targets]
     for ctx in contexts:
         for make in (*GENERIC, *plugin_sections(ctx.game)):
             sections += _as_list(make(ctx))
     return sections
+
+
+def answer_questions(contexts: list[Context]) -> tuple[list[Answer], list[Section]]:
+    """Every question of the study (or implied by its design) answered, and the evidence sections of
+    target questions. A question whose arms have no verified games yet is said to have no answer."""
+    dataset = contexts[0].dataset
+    by_game = {ctx.game: ctx for ctx in contexts}
+    played = {a.name for a in dataset.arms}
+    answers, targets = [], []
+    for q in study_questions(dataset):
+        games = [dataset.arm(q.arms[0]).game] if q.arms else list(by_game)
+        for game in games:
+            ctx = by_game.get(game)
+            missing = [a for a in q.arms if a not in played]
+            if ctx is None or missing:
+                answers.append(Answer(q, q.title or f"Question {q.number} ({q.kind})", "no answer yet",
+                                      f"No verified games yet for {', '.join(missing) or game}.", "completeness"))
+                continue
+            ans = answer(ctx, q)
+            answers.append(ans)
+            if q.kind == "target":
+                targets.append(target_section(ctx, ans))
+    return answers, targets
+
+
+def answers_section(dataset: Dataset, answers: list[Answer]) -> Section:
+    """The report's first section: the study's description and one sentence per question."""
+    inferred = bool(answers) and all(a.question.inferred for a in answers)
+    sec = Section(key="answers", title="Answers")  # rendered apart (render._answers_html); numbers in data
+    if inferred:
+        sec.notes = ["The study file asks no question ([[question]] tables), so these are the questions its design "
+                     "implies: " + "; ".join(f"{a.question.kind} ({', '.join(a.question.arms)})" for a in answers)
+                     + ". Name your own to get them answered first."]
+    sec.data = {"description": dataset.study.get("description", ""), "inferred": inferred,
+                "answers": [a.to_dict() for a in answers]}
+    sec.answers = answers
+    return sec
 
 
 def build_sections(dataset: Dataset, options: Options | None = None, figures: bool = True
@@ -144,8 +184,9 @@ def build_report(dataset_dir, out_dir=None, *, edge: float | None = None, correc
     out.mkdir(parents=True, exist_ok=True)
     sections, games = build_sections(dataset, options)
     warning = completeness_section(dataset)
-    if warning is not None:
-        sections.insert(0, warning)
+    if warning is not None:  # right under the answers, which it qualifies
+        sections[0].notes.insert(0, f"{warning.title}: read the next section before these answers.")
+        sections.insert(1, warning)
     header, table = _header(dataset, games, options)
     paths = {"html": out / "report.html", "md": out / "report.md", "json": out / "summary.json"}
     render.write_html(paths["html"], header, table, sections)

@@ -48,6 +48,7 @@ class Comparison:
     paired: Estimate  # mean of per-game differences b - a, t-interval
     unpaired: Estimate  # b - a as if independent (Welch), same games
     claim: Claim | None = None
+    fixed: bool = False  # the measure does not vary from game to game in either arm: no test, no claim
 
     @property
     def detected(self) -> bool:
@@ -70,6 +71,7 @@ class Comparison:
             "difference": self.paired.to_dict(),
             "unpaired_difference": self.unpaired.to_dict(),
             "narrowing": self.narrowing,
+            "fixed_by_design": self.fixed,
             **({k: v for k, v in self.claim.to_dict().items() if k not in ("section", "label")} if self.claim else
                {"detected": False}),
         }
@@ -148,11 +150,13 @@ def compare_pairs(ctx: Context, pairs: list[Pair], measures: list[Measure]) -> d
                     level = lambda side: mean_interval(g(side, "mean"), g(side, "var"), g(side, "n"),  # noqa: E731
                                                        lower=mm.lower)
                 paired = mean_interval(g("d", "mean"), g("d", "var"), g("d", "n"), method="paired t")
+                fixed = not (g("a", "var") or 0.0) > 0 and not (g("b", "var") or 0.0) > 0
                 out.append(Comparison(
                     measure=mm, pair=pair, baseline=level("a"), variant=level("b"), paired=paired,
                     unpaired=welch_difference(g("a", "mean"), g("a", "var"), g("a", "n"),
                                               g("b", "mean"), g("b", "var"), g("b", "n")),
-                    claim=ctx.claim(key, "variants", f"{pair.key}: {mm.label}", paired.p_value),
+                    claim=None if fixed else ctx.claim(key, "variants", f"{pair.key}: {mm.label}", paired.p_value),
+                    fixed=fixed,
                 ))
             ctx._cache[("compare", pair.key, tuple(mm.key for mm in measures))] = out
     return {p.key: ctx._cache[("compare", p.key, tuple(mm.key for mm in measures))] for p in pairs}

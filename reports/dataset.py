@@ -168,6 +168,7 @@ class Arm:
     deck: object = field(default=None, hash=False, compare=False)
     game_version: int | None = None
     index: int = 0  # position in the study
+    seat_params: tuple = field(default=(), hash=False, compare=False)  # per seat: (policy, {param: value})
 
     @property
     def fair(self) -> float:
@@ -188,6 +189,25 @@ class Arm:
         names = list(self.rules) + [k for k in other.rules if k not in self.rules]
         return {k: (self.rules.get(k), other.rules.get(k)) for k in names
                 if self.rules.get(k) != other.rules.get(k)}
+
+    def player_diff(self, other: "Arm") -> dict[str, tuple]:
+        """{player parameter: (self value, other value)} when both tables seat one policy at every
+        seat, the same policy, with parameters that differ (knutten-start's four tables); else {}."""
+        if not (self.uniform and other.uniform and self.seat_params and other.seat_params):
+            return {}
+        (pa, va), (pb, vb) = self.seat_params[0], other.seat_params[0]
+        if pa != pb:
+            return {}
+        return {k: (va.get(k), vb.get(k)) for k in dict.fromkeys([*va, *vb]) if va.get(k) != vb.get(k)}
+
+    @property
+    def uniform(self) -> bool:
+        """Every seat holds the same player (policy and parameters)."""
+        return len(set(self.policies)) == 1
+
+    def variant_design(self) -> tuple:
+        """What must match for two uniform tables to differ in a player parameter only."""
+        return (self.game, self.game_version, self.players, json.dumps(self.deck, sort_keys=True))
 
     @property
     def mixed_policies(self) -> bool:
@@ -211,7 +231,8 @@ class Pair:
 
     @property
     def changes(self) -> dict[str, tuple]:
-        return self.a.rule_diff(self.b)
+        """Rules, then player parameters, that differ: {name: (baseline value, variant value)}."""
+        return {**self.a.rule_diff(self.b), **self.a.player_diff(self.b)}
 
     def describe_changes(self) -> str:
         return ", ".join(f"{k} {text.rule_value(va)}->{text.rule_value(vb)}" for k, (va, vb) in self.changes.items())
@@ -250,9 +271,11 @@ class Dataset:
                 raise ValueError(f"arm {a.get('name')!r}: policies {a.get('policies')!r}")
             if not isinstance(a["name"], str) or not a["name"] or "/" in a["name"] or a["name"].startswith("."):
                 raise ValueError(f"arm name {a['name']!r}")
+            seats = tuple((str(t.get("policy")), dict(t.get("params") or {}))
+                          for t in a.get("seats") or () if isinstance(t, dict))
             arms.append(Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
                             policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
-                            index=i))
+                            index=i, seat_params=seats if len(seats) == players else ()))
         if not arms:
             raise ReportError(f"{self.root}: the study lists no arms")
         self.all_arms = arms
@@ -350,15 +373,19 @@ class Dataset:
 
     # -- structure of the study --------------------------------------------------------------------
     def variant_pairs(self, game: str) -> list[Pair]:
-        """Pairs of arms with the same game, players, policies and deck whose rules differ.
+        """Pairs of arms with the same game, players, policies and deck whose rules differ, and pairs
+        of tables that seat one player everywhere and differ in that player's parameters.
 
         The baseline is the arm with the lower value when a single rule differs (0 -> 1 for a
         switch), otherwise the earlier arm in the study."""
         pairs = []
         for a, b in combinations(self.arms_of(game), 2):
-            if a.design() != b.design():
+            if a.design() == b.design():
+                diff = a.rule_diff(b)
+            elif a.variant_design() == b.variant_design() and a.player_diff(b):
+                diff = {**a.rule_diff(b), **a.player_diff(b)}
+            else:
                 continue
-            diff = a.rule_diff(b)
             if not diff:
                 continue
             if len(diff) == 1:

@@ -30,3 +30,4 @@ class Section:
     data: dict = field(default_factory=dict)  # every number shown, machine-readable
     children: list["Section"] = field(default_factory=list)
     level: int = 2
+    answers: list = field(default_factory=list)  # the answers section only: reports.answers.Answer

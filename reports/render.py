@@ -30,6 +30,12 @@ figure{margin:1em 0;background:#fff;border:1px solid #e1e4e8;padding:.5em;displa
 figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85em;color:#57606a}
 details{margin:.6em 0;font-size:.88em;color:#3d444d}summary{cursor:pointer;font-weight:600}
 nav ul{columns:2;font-size:.9em}
+#answers{background:#fff;border:1px solid #d0d7de;border-left:5px solid #0b5cad;padding:.6em 1.2em;margin:.8em 0 1.2em}
+#answers h2{border:0;margin:.2em 0 .4em;font-size:1.25em}
+#answers .description{font-size:1.08em;margin:.2em 0 .6em;font-style:italic}
+#answers ol{margin:.2em 0;padding-left:1.4em}#answers li{margin:.45em 0}
+#answers .verdict{font-weight:700}#answers a.evidence{white-space:nowrap;font-size:.9em}
+#answers .note{color:#57606a;font-size:.88em;margin:.5em 0 .2em}
 """
 
 
@@ -62,7 +68,13 @@ def _section_json(sec: Section) -> dict:
 
 
 def summary(header: dict, sections: list[Section]) -> dict:
-    return {"kaartlab_report": 1, **plain(header), "sections": {s.key: _section_json(s) for s in sections}}
+    """Every number of the report; ``answers`` first, the same answers the report opens with."""
+    top, _ = _split_answers(sections)
+    out = {"kaartlab_report": 1, **plain(header)}
+    if top is not None:
+        out["description"] = top.data.get("description", "")
+        out["answers"] = plain(top.data["answers"])
+    return {**out, "sections": {s.key: _section_json(s) for s in sections}}
 
 
 def write_json(path: Path, header: dict, sections: list[Section]) -> None:
@@ -116,10 +128,12 @@ def _md_section(sec: Section) -> list[str]:
 
 
 def write_markdown(path: Path, header: dict, header_table: Table, sections: list[Section]) -> None:
-    lines = [f"# kaartlab report: {header['dataset']['study']}", "",
-             f"Dataset `{header['dataset']['path']}`, fingerprint `{header['dataset']['fingerprint']}`, "
-             f"seed {header['dataset']['seed']}. {_method_line(header)}", "", md_table(header_table), ""]
-    for sec in sections:
+    top, rest = _split_answers(sections)
+    lines = [f"# kaartlab report: {header['dataset']['study']}", ""]
+    lines += _answers_md(top) if top else []
+    lines += [f"Dataset `{header['dataset']['path']}`, fingerprint `{header['dataset']['fingerprint']}`, "
+              f"seed {header['dataset']['seed']}. {_method_line(header)}", "", md_table(header_table), ""]
+    for sec in rest:
         lines += _md_section(sec)
     path.write_text("\n".join(lines).rstrip() + "\n")
 
@@ -166,6 +180,27 @@ def _html_section(sec: Section) -> str:
     return "\n".join(parts)
 
 
+def _answers_html(sec: Section) -> str:
+    """The top of the report: the study's description, then one answer per question with a link to
+    its evidence."""
+    desc = sec.data.get("description") or ""
+    items = "".join(
+        f'<li><span class="verdict">{_e(a.title)}: {_e(a.verdict)}.</span> {_e(a.sentence)} '
+        f'<a class="evidence" href="#{_e(a.link)}">evidence &rarr;</a></li>' for a in sec.answers)
+    notes = "".join(f'<p class="note">{_e(n)}</p>' for n in sec.notes)
+    return (f'<section id="answers"><h2>{_e(sec.title)}</h2>'
+            + (f'<p class="description">{_e(desc)}</p>' if desc else "")
+            + f"<ol>{items}</ol>{notes}</section>")
+
+
+def _answers_md(sec: Section) -> list[str]:
+    desc = sec.data.get("description") or ""
+    out = [f"## {sec.title}", ""] + ([f"_{desc}_", ""] if desc else [])
+    out += [f"{i}. **{a.title}: {a.verdict}.** {a.sentence} ([evidence](#{a.link}))"
+            for i, a in enumerate(sec.answers, 1)]
+    return out + [""] + [f"> {n}" for n in sec.notes] + ([""] if sec.notes else [])
+
+
 def _toc(sections: list[Section]) -> str:
     def items(secs):
         return "".join(f'<li><a href="#{_e(s.key)}">{_e(s.title)}</a>'
@@ -173,7 +208,14 @@ def _toc(sections: list[Section]) -> str:
     return f"<nav><ul>{items(sections)}</ul></nav>"
 
 
+def _split_answers(sections: list[Section]) -> tuple[Section | None, list[Section]]:
+    if sections and sections[0].key == "answers":
+        return sections[0], sections[1:]
+    return None, sections
+
+
 def write_html(path: Path, header: dict, header_table: Table, sections: list[Section]) -> None:
+    top, sections = _split_answers(sections)
     d = header["dataset"]
     prov = header.get("provenance") or {}
     prov_text = ", ".join(f"{k} {v}" for k, v in prov.items() if isinstance(v, (str, int, float)) and v)
@@ -184,6 +226,8 @@ def write_html(path: Path, header: dict, header_table: Table, sections: list[Sec
 <style>{CSS}</style></head>
 <body><main>
 <h1>kaartlab report: {_e(d['study'])}</h1>
+{_answers_html(top) if top else ''}
+<h2 id="study">The study</h2>
 <p class="meta">Dataset <code>{_e(d['path'])}</code>, fingerprint <code>{_e(d['fingerprint'])}</code>,
 seed {_e(d['seed'])}. {_e(_method_line(header))} {_e(prov_text)}</p>
 {html_table(header_table)}

@@ -10,7 +10,7 @@ def _finite(*xs) -> bool:
     return all(x is not None and isinstance(x, (int, float)) and math.isfinite(x) for x in xs)
 
 
-def _decimals_for_width(width: float, lo: int = 0, hi: int = 4) -> int:
+def decimals_for_width(width: float, lo: int = 0, hi: int = 4) -> int:
     """Enough decimals that an interval of this width shows about two significant digits."""
     if not _finite(width) or width <= 0:
         return max(lo, 1)
@@ -121,7 +121,7 @@ def value_ci(est: Estimate, signed_values: bool = False) -> str:
         return "n/a"
     if not _finite(est.lo, est.hi):
         return signed(est.value, 2) if signed_values else number(est.value)
-    d = _decimals_for_width(est.hi - est.lo)
+    d = decimals_for_width(est.hi - est.lo)
     if signed_values:
         d = zero_safe_digits(est.lo, est.hi, d)
     f = (lambda v: signed(v, d)) if signed_values else (lambda v: f"{v:,.{d}f}")

@@ -142,7 +142,7 @@ def test_summary_json_contains_the_numbers(study):
     assert s["dataset"]["fingerprint"] == study["written"]["fingerprint"]
     assert {a["name"]: a["games"] for a in s["dataset"]["arms"]}["john-on"] == 12000
     # the rotated arms hold 6,000 of the study's 12,000 games: the report says so first
-    assert list(s["sections"]) == ["completeness", "first_player", "distributions", "variants", "policies",
+    assert list(s["sections"]) == ["answers", "completeness", "first_player", "distributions", "variants", "policies",
                                    "ratings", "knutten.john_knut", "knutten.heavy_weather", "claims"]
     assert "mixed-0" in json.dumps(s["sections"]["completeness"])
     fp = s["sections"]["first_player"]["data"]["arms"]["john-off"]
@@ -181,7 +181,7 @@ def test_summary_json_contains_the_numbers(study):
     assert john["events"]["held"]["estimate"] == pytest.approx(((c["john_drawn_by"] >= 0) & (c["john_plays"] == 0)).mean())
     assert john["per_game"]["john_bites"]["estimate"] == pytest.approx(c["john_bites"].mean())
     # every verdict is in the summary, and no NaN slipped into the JSON
-    assert all(sec["verdicts"] for sec in s["sections"].values())
+    assert all(sec["verdicts"] for key, sec in s["sections"].items() if key != "answers")  # answers: s["answers"]
     assert "NaN" not in study["paths"]["json"].read_text()
 
 
@@ -272,8 +272,13 @@ def test_markdown_and_html_carry_the_verdicts(study):
     for v in verdicts:
         assert v in md
         assert html_escape(v, quote=True) in html
-    assert "john-off: seat 0 wins" in md and "a real first-player advantage" in md
+    assert "Seat 0 has a detectable edge in" in md and "john-off +" in md
     assert "paired on 12,000 shared game seeds" in md
+    answers = study["summary"]["answers"]
+    assert answers and all(a["question"]["inferred"] for a in answers)  # the fixture's study asks none
+    for a in answers:
+        assert a["sentence"] in md and html_escape(a["sentence"], quote=True) in html
+        assert f'href="#{a["evidence"]}"' in html and f'<section id="{a["evidence"]}">' in html
 
 
 def test_html_is_self_contained(study):
@@ -349,7 +354,7 @@ def test_game_without_registered_sections_gets_the_generic_report(tmp_path):
     paths = build_report(tmp_path)
     assert paths["html"] == tmp_path / "report.html"
     s = json.loads(paths["json"].read_text())
-    assert list(s["sections"]) == ["first_player", "distributions", "variants", "claims"]
+    assert list(s["sections"]) == ["answers", "first_player", "distributions", "variants", "claims"]
     assert s["games"]["newgame"]["higher_score_wins"] is True
     dist = s["sections"]["distributions"]["verdicts"][0]
     assert "points per seat" in dist and "higher is better" in dist

@@ -52,8 +52,7 @@ class SeatStats:
     edge: Estimate
     gaps: Gaps
     balance: Estimate
-    detectable: float  # smallest seat-0 edge detectable at this size (80% power)
-    needed: float  # games to detect the study's named edge
+    sd0: float  # per-game standard deviation of seat 0's win weight
     named_edge: float
     within: float  # with 95% confidence |edge| <= within
     margin: float | None  # the study's equivalence margin (report.equivalence_margin)
@@ -65,6 +64,25 @@ class SeatStats:
     @property
     def fair(self) -> float:
         return self.arm.fair
+
+    @property
+    def test_level(self) -> float:
+        """The level seat 0's edge is really tested at: the report corrects all its claims together,
+        and Holm's first step (Bonferroni's level alpha / claims) is the one every power figure can
+        rely on, so 'detectable' and 'games needed' hold their stated power within this report."""
+        fam = self.edge_claim.family
+        claims = sum(1 for c in fam.claims.values() if math.isfinite(c.p_value)) if fam is not None else 1
+        return ALPHA / max(claims, 1)
+
+    @property
+    def detectable(self) -> float:
+        """Smallest seat-0 edge this report detects with POWER at its own level (multiplicity included)."""
+        return detectable_edge(self.sd0, self.games, alpha=self.test_level)
+
+    @property
+    def needed(self) -> float:
+        """Games to detect the study's named edge with POWER at this report's level."""
+        return games_for_edge(self.named_edge, self.sd0, alpha=self.test_level)
 
     @property
     def hi_seat(self) -> int:
@@ -93,7 +111,8 @@ class SeatStats:
             "equivalence": ({"margin": self.margin, "test": "two one-sided t-tests",
                              **self.equivalence_claim.to_dict()} if self.equivalence_claim else None),
             "detectable_edge": self.detectable,
-            "games_needed": {"edge": self.named_edge, "games": self.needed, "power": POWER, "alpha": ALPHA},
+            "games_needed": {"edge": self.named_edge, "games": self.needed, "power": POWER, "alpha": ALPHA,
+                             "test_level": self.test_level},
             "balance": {**self.balance.to_dict(), "largest_share_seat": self.hi_seat,
                         "smallest_share_seat": self.lo_seat, "plain_max_minus_min": float(self.mean.max() - self.mean.min())},
             "small_sample": self.small,
@@ -149,7 +168,7 @@ def _seat_stats(ctx: Context) -> dict[str, SeatStats]:
         out[arm.name] = SeatStats(
             arm=arm, games=n, no_winner=int(r["no_winner"]), shared=int(r["shared"]), wins=wins, mean=mean,
             cov=cov, shares=shares, chi=equal, edge=edge, gaps=gaps, balance=gaps.range.complement(),
-            detectable=detectable_edge(sd0, n), needed=games_for_edge(opts.edge, sd0), named_edge=opts.edge,
+            sd0=sd0, named_edge=opts.edge,
             within=max(abs(edge.lo), abs(edge.hi)) if np.isfinite(edge.lo) else math.nan,
             margin=opts.equivalence_margin, equivalence_p=eq_p,
             edge_claim=ctx.claim(f"first_player/{arm.name}/seat0_edge", KEY, f"{arm.name}: seat 0's edge", p_edge),
@@ -193,10 +212,38 @@ def _edge_verdict(st: SeatStats) -> str:
                 f"({adjusted(st.equivalence_claim)})")
     elif np.isfinite(st.within):
         out += f"; with 95% confidence the edge is within +-{st.within * 100:.{max(d, 1)}f} points"
-    out += (f". At {text.count(st.games)} games this arm detects edges of {st.detectable * 100:.2g} points "
-            f"or more ({POWER:.0%} power, {ALPHA:.0%} level); an edge of {st.named_edge * 100:g} "
-            f"point{'s' if st.named_edge != 0.01 else ''} (the study's report.edge) would take about "
-            f"{text.count(st.needed)} games.")
+    out += (f". At {text.count(st.games)} games this report detects edges of {st.detectable * 100:.2g} percentage "
+            f"points or more ({POWER:.0%} power after its correction for {_claims(st)} claims); an edge of "
+            f"{st.named_edge * 100:g} percentage point{'s' if st.named_edge != 0.01 else ''} (the study's report.edge) "
+            f"would take about {text.count(st.needed)} games.")
+    return out
+
+
+def _claims(st: SeatStats) -> int:
+    return round(ALPHA / st.test_level)
+
+
+def summary_verdicts(stats: dict[str, SeatStats]) -> list[str]:
+    """For several arms: which show a seat-0 edge and which unequal seats, in two sentences (the
+    table holds every number)."""
+    n = len(stats)
+    edge = [name for name, st in stats.items() if st.edge_claim.detected]
+    seats = [name for name, st in stats.items() if st.equal_claim.detected]
+    quiet = [st for name, st in stats.items() if name not in edge]
+    out = [f"Seat 0 has a detectable edge in {len(edge)} of {n} arms"
+           + (": " + ", ".join(f"{name} {text.signed(stats[name].edge.value * 100, 1)}" for name in edge)
+              + " percentage points" if edge else "")
+           + (f"; in the other {len(quiet)} no edge is detectable at this size (each within "
+              f"+-{max(st.within for st in quiet) * 100:.2g} percentage points)" if quiet and edge else
+              f" at this size (each within +-{max(st.within for st in quiet) * 100:.2g} percentage points)"
+              if quiet else "") + "."]
+    out.append(f"The seats differ detectably (Hotelling test) in {len(seats)} of {n} arms"
+               + (f": {', '.join(seats)}" if seats and len(seats) < n else "") + "; balance per arm is in the table.")
+    lo = min(st.detectable for st in stats.values())
+    hi = max(st.detectable for st in stats.values())
+    out.append(f"At these sizes an arm's seat-0 edge is found when it is {lo * 100:.2g}"
+               + (f"-{hi * 100:.2g}" if f"{hi * 100:.2g}" != f"{lo * 100:.2g}" else "")
+               + f" percentage points or more ({POWER:.0%} power after the report's correction).")
     return out
 
 
@@ -225,8 +272,15 @@ def section(ctx: Context) -> Section | None:
     if not stats:
         return None
     sec = Section(key=ctx.key(KEY), title=ctx.title("First-player advantage"), notes=list(NOTES))
-    sec.verdicts = [small_verdict(st) for st in stats.values() if st.small]
-    sec.verdicts += [edge_verdict(st) for st in stats.values()]
+    small = [st for st in stats.values() if st.small]
+    if len(small) > 1:
+        sec.verdicts = [f"Only {text.count(min(st.games for st in small))}-{text.count(max(st.games for st in small))} "
+                        f"games in {len(small)} arms ({', '.join(st.arm.name for st in small)}): only large effects can "
+                        f"be seen; treat their verdicts as rough and run more games."]
+    else:
+        sec.verdicts = [small_verdict(st) for st in small]
+    single = len(stats) == 1
+    sec.verdicts += [edge_verdict(st) for st in stats.values()] if single else summary_verdicts(stats)
     sec.data = {"arms": {name: st.to_dict() for name, st in stats.items()}}
 
     seats = max(st.arm.players for st in stats.values())
@@ -245,19 +299,17 @@ def section(ctx: Context) -> Section | None:
           "yes" if st.edge_claim.detected else "no",
           f"{st.chi.statistic:.2f} ({st.chi.df[0]}, {st.chi.df[1]:,})" if np.isfinite(st.chi.statistic) else "n/a",
           text.p_value(st.equal_claim.adjusted, bare=True), text.share_ci(st.balance),
-          f"{st.detectable * 100:.2g} points" if np.isfinite(st.detectable) else "n/a", text.count(st.needed),
+          f"{st.detectable * 100:.2g} pp" if np.isfinite(st.detectable) else "n/a", text.count(st.needed),
           text.count(st.shared)]
          for name, st in stats.items()],
-        note=f"adjusted p: {ctx.family.name} over the report's claims; detectable edge: smallest seat-0 edge found "
-             f"with {POWER:.0%} power at this size; games for the study's named edge (report.edge), same power."))
-    sec.verdicts += [balance_verdict(st) for st in stats.values()]
+        note=f"pp: percentage points; adjusted p: {ctx.family.name} over the report's claims; detectable edge: smallest "
+             f"seat-0 edge found with {POWER:.0%} power at this size after the report's correction; games for the "
+             f"study's named edge (report.edge), same power."))
+    if single:
+        sec.verdicts += [balance_verdict(st) for st in stats.values()]
 
     frame = seat_frame(stats)
     sec.figures.append(plots.interval_bars(frame, "seat", "share", "lo", "hi", hue="arm", ref="fair",
                                            xlabel="seat (0 acts first)", ylabel="win share",
                                            title="Win share by seat"))
-    edges = pl.DataFrame([{"arm": n, "edge": st.edge.value, "lo": st.edge.lo, "hi": st.edge.hi}
-                          for n, st in stats.items()])
-    sec.figures.append(plots.forest(edges, "arm", "edge", "lo", "hi", ref=0.0, percent="all",
-                                    xlabel="seat 0's share minus fair share", title="Seat 0's edge"))
     return sec

@@ -32,9 +32,15 @@ NOTES = [
 ]
 
 
-def core_measures(ctx: Context) -> list[Measure]:
+def seat_measures(players: int) -> list[Measure]:
+    """Every seat's win share: who wins and who loses when a rule changes."""
+    return [Measure(f"seat{s}_win", f"seat-{s} win share", lambda arm, s=s: m.win_weight(s), share=True)
+            for s in range(players)]
+
+
+def core_measures(ctx: Context, players: int = 1) -> list[Measure]:
     return [
-        Measure("seat0_win", "seat-0 win share", lambda arm: m.win_weight(0), share=True),
+        *seat_measures(max(players, 1)),
         Measure("balance", "balance", lambda arm: pl.lit(None), share=True, seat_range=True),
         Measure("turns", "turns per game", lambda arm: pl.col("turns"), lower=0.0),
         Measure("rounds", "rounds per game", lambda arm: pl.col("rounds"), lower=0.0),
@@ -45,18 +51,24 @@ def default_outcomes(ctx: Context) -> tuple[Measure, ...]:
     return (Measure("score_mean", f"{ctx.score_word} per seat", lambda arm: m.score_mean()),)
 
 
-def measures(ctx: Context) -> list[Measure]:
-    """Core measures then the game's own outcome measures (its report plug-in's OUTCOMES)."""
+def measures(ctx: Context, players: int = 1) -> list[Measure]:
+    """Core measures (every seat's win share for ``players`` seats) then the game's own outcome
+    measures (its report plug-in's OUTCOMES)."""
     from reports.registry import outcomes
 
     own = outcomes(ctx.game)
-    return core_measures(ctx) + list(default_outcomes(ctx) if own is None else own)
+    return core_measures(ctx, players) + list(default_outcomes(ctx) if own is None else own)
 
 
 def comparisons(ctx: Context, pairs: list[Pair]) -> dict[str, list[Comparison]]:
-    """Every measure for every pair (cached, so game sections reuse them)."""
-    return compare_pairs(ctx, [p for p in pairs if p.a.name in seat_stats(ctx) and p.b.name in seat_stats(ctx)],
-                         measures(ctx))
+    """Every measure for every pair, every seat's win share included (cached, so game sections and
+    the answers reuse them)."""
+    stats = seat_stats(ctx)
+    pairs = [p for p in pairs if p.a.name in stats and p.b.name in stats]
+    out: dict[str, list[Comparison]] = {}
+    for players in sorted({p.a.players for p in pairs}):
+        out.update(compare_pairs(ctx, [p for p in pairs if p.a.players == players], measures(ctx, players)))
+    return {p.key: out[p.key] for p in pairs}
 
 
 # -- formatting shared with game sections ----------------------------------------------------------
