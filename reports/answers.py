@@ -111,6 +111,16 @@ def _pair_comparisons(ctx: Context, a: Arm, b: Arm, names: tuple[str, ...]) -> t
     return pair, sorted(comps, key=lambda c: order.index(c.measure.key))
 
 
+def setup_change(a: Arm, b: Arm) -> str:
+    """What differs between two arms that are not rule variants: 'seat 1 random -> random(vocabulary=1.5)'."""
+    parts = [f"{k} {text.rule_value(va)}->{text.rule_value(vb)}" for k, (va, vb) in a.rule_diff(b).items()]
+    if a.players != b.players:
+        parts.append(f"players {a.players}->{b.players}")
+    else:
+        parts += [f"seat {s} {pa}->{pb}" for s, (pa, pb) in enumerate(zip(a.policies, b.policies)) if pa != pb]
+    return ", ".join(parts) or "the same set-up"
+
+
 def _reversed(c: Comparison) -> Comparison:
     return Comparison(measure=c.measure, pair=Pair(c.pair.b, c.pair.a), baseline=c.variant, variant=c.baseline,
                       paired=c.paired.negate(), unpaired=c.unpaired.negate(), claim=c.claim, fixed=c.fixed)
@@ -141,7 +151,7 @@ def answer_compare(ctx: Context, q: Question) -> Answer:
     pair, comps = _pair_comparisons(ctx, a, b, q.measures or DEFAULT_COMPARE)
     stats = seat_stats(ctx)
     title = q.title or f"{b.name} against {a.name}"
-    change = pair.describe_changes() if pair.changes else "different set-ups"
+    change = pair.describe_changes() if pair.changes else setup_change(a, b)
     parts = []
     for c in comps:
         if c.measure.key == "seat0_win":
@@ -158,7 +168,9 @@ def answer_compare(ctx: Context, q: Question) -> Answer:
     if seats:
         movers = [c for c in seats if c.detected]
         if movers:
-            parts.append("seat by seat: " + "; ".join(_change(c, f"seat {c.measure.key[4:-4]}") for c in movers))
+            parts.append("seat by seat: " + ", ".join(
+                f"seat {c.measure.key[4:-4]} {_level(c, c.baseline)} -> {_level(c, c.variant)} ({_delta(c)})"
+                for c in movers) + " percentage points")
         else:
             widest = max((max(abs(c.paired.lo), abs(c.paired.hi)) for c in seats), default=math.nan)
             parts.append("no other seat's win share changes detectably (each change within "

@@ -51,16 +51,20 @@ def compute(ctx: Context) -> dict:
     return ctx.cached(("distributions",), run)
 
 
-def _verdict(ctx: Context, arm: str, b: dict) -> str:
-    t, r = b["turns"], b["rounds"]
-    dt = text.digits_for(t["mean"])
-    seats = b["score"]
-    best = min(seats, key=lambda x: x["mean"] * (-1 if ctx.info.higher_score_wins else 1))
-    worst = max(seats, key=lambda x: x["mean"] * (-1 if ctx.info.higher_score_wins else 1))
-    return (f"{arm}: games last {text.number(t['mean'], dt)} turns on average (median {text.quantity(t['p50'], dt)}, "
-            f"90% between {text.quantity(t['p5'], dt)} and {text.quantity(t['p95'], dt)}) over {text.number(r['mean'])} rounds; "
-            f"average {ctx.score_word} per seat: best seat {best['seat']} ({text.number(best['mean'])}), "
-            f"worst seat {worst['seat']} ({text.number(worst['mean'])}), {ctx.better_score}.")
+def _verdict(ctx: Context, stats: dict[str, dict]) -> str:
+    """One sentence for every arm: how long games last (the table holds the rest)."""
+    means = {arm: b["turns"]["mean"] for arm, b in stats.items()}
+    if len(means) == 1:
+        (arm, b), = stats.items()
+        t, r = b["turns"], b["rounds"]
+        dt = text.digits_for(t["mean"])
+        return (f"Games last {text.number(t['mean'], dt)} turns on average (median {text.quantity(t['p50'], dt)}, 90% "
+                f"between {text.quantity(t['p5'], dt)} and {text.quantity(t['p95'], dt)}) over "
+                f"{text.number(r['mean'])} rounds.")
+    short, long_ = min(means, key=means.get), max(means, key=means.get)
+    return (f"Games last {text.number(means[short])} turns on average in {short} to {text.number(means[long_])} in "
+            f"{long_}; the table gives each arm's length and final {ctx.score_word} per seat "
+            f"({ctx.better_score}); whether a rule changes them is tested in the variant comparison.")
 
 
 def _hist_data(frame: pl.DataFrame, by: tuple[str, ...]) -> dict:
@@ -80,7 +84,7 @@ def section(ctx: Context) -> Section | None:
         return None
     h = data["histograms"]
     sec = Section(key=ctx.key(KEY), title=ctx.title("Game length and score distributions"))
-    sec.verdicts = [_verdict(ctx, arm, b) for arm, b in stats.items()]
+    sec.verdicts = [_verdict(ctx, stats)]
     sec.notes = [f"turns = actions taken in a game; rounds = deals played; score = {ctx.score_word} per seat "
                  f"at the end ({ctx.better_score}). p5..p95 are linearly interpolated quantiles.",
                  "Histograms show the share of an arm's games per bin, so arms of different sizes compare."]
@@ -88,20 +92,25 @@ def section(ctx: Context) -> Section | None:
                 "histograms": {"turns": _hist_data(h["turns"], ("arm",)),
                                "rounds": _hist_data(h["rounds"], ("arm",)),
                                "score": _hist_data(h["score"], ("arm", "seat"))}}
-    head = ["arm", "measure", "games", "mean", "sd", "p5", "p25", "median", "p75", "p95"]
-    rows = []
-    for arm, b in stats.items():
-        items = [("turns", b["turns"]), ("rounds", b["rounds"])]
-        items += [(f"{ctx.score_word}, seat {x['seat']}", x) for x in b["score"]]
-        for label, x in items:
-            d = text.digits_for(x["mean"])
-            rows.append([arm, label, text.count(b["games"]), text.number(x["mean"], d), text.number(x["sd"], d)]
-                        + [text.quantity(x[st], d) for st in ("p5", "p25", "p50", "p75", "p95")])
-    sec.tables.append(Table("Game length and score per arm", head, rows))
+    seats = max(len(b["score"]) for b in stats.values())
+    head = ["arm", "games", "turns: mean (p5-p95)", "rounds: mean (p5-p95)"] + \
+        [f"{ctx.score_word}, seat {s}" for s in range(seats)]
+
+    def spread(x: dict) -> str:
+        d = text.digits_for(x["mean"])
+        return f"{text.number(x['mean'], d)} ({text.quantity(x['p5'], d)}-{text.quantity(x['p95'], d)})"
+    rows = [[arm, text.count(b["games"]), spread(b["turns"]), spread(b["rounds"])]
+            + [text.number(b["score"][s]["mean"]) if s < len(b["score"]) else "" for s in range(seats)]
+            for arm, b in stats.items()]
+    sec.tables.append(Table("Game length and mean final score per seat", head, rows,
+                            note="p5-p95: 90% of games lie between these; every quantile of every arm is in "
+                                 "summary.json"))
     sec.figures.append(plots.histograms(h["turns"], "value", "count", hue="arm", xlabel="turns per game",
                                         title="Game length (turns)"))
-    sec.figures.append(plots.histograms(h["rounds"], "value", "count", hue="arm", xlabel="rounds per game",
-                                        title="Game length (rounds)"))
-    sec.figures.append(plots.histograms(h["score"], "value", "count", hue="seat", panel="arm",
-                                        xlabel=f"final {ctx.score_word}", title=f"Final {ctx.score_word} by seat"))
+    if any(b["rounds"]["sd"] for b in stats.values()):  # rounds fixed by the rules (Wizard): nothing to show
+        sec.figures.append(plots.histograms(h["rounds"], "value", "count", hue="arm", xlabel="rounds per game",
+                                            title="Game length (rounds)"))
+    if len(stats) <= 4:  # one panel per arm: beyond four the table says it better
+        sec.figures.append(plots.histograms(h["score"], "value", "count", hue="seat", panel="arm",
+                                            xlabel=f"final {ctx.score_word}", title=f"Final {ctx.score_word} by seat"))
     return sec

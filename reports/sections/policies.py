@@ -155,37 +155,43 @@ def policy_groups(ctx: Context) -> list[PolicyGroup]:
 
 
 def _verdicts(g: PolicyGroup) -> list[str]:
+    """At most three sentences: which players the seat-adjusted model separates from the field, which
+    head-to-heads are decided, and what the design cannot tell apart. The tables hold every number."""
     out = []
+    stronger, weaker, level, mixed = [], [], [], []
     for p in g.policies:
-        raw = g.share[p]
         adj = g.fit.adjusted.get(p)
         if adj is None:
-            out.append(f"player {p} wins {text.share_ci(raw)} of the seats it holds in {g.players}-player games "
-                       f"(raw, not seat-adjusted): the arms do not rotate {p} over the seats, so its share cannot "
-                       f"be told apart from the seats it holds; no verdict.")
+            mixed.append(p)
             continue
-        claim = g.claims["player", p]
         edge = adj.shift(-g.fair)
-        if claim.detected:
-            word = "stronger" if edge.value > 0 else "weaker"
-            tail = (f"{text.points(edge)} against a fair share ({adjusted(claim)}): {word} than the field")
+        if g.claims["player", p].detected:
+            (stronger if edge.value > 0 else weaker).append(f"{p} ({text.signed(edge.value * 100, 1)})")
         else:
-            tail = f"{text.points(edge)} against a fair share: not detectably different"
-        out.append(f"player {p} wins {text.share_ci(adj)} seat-adjusted ({text.share_ci(raw)} raw) in "
-                   f"{g.players}-player games, {tail}.")
-    for (pa, pb), e in g.matchup.items():
-        if pa > pb:
-            continue
-        claim = g.claims.get(("h2h", pa, pb))
-        if claim is None:
-            out.append(f"{pa} finishes ahead of {pb} in {text.share_ci(e)} of their encounters; they do not sit "
-                       f"before each other equally often, so this mixes seat order with the players: description "
-                       f"only, no verdict.")
-            continue
-        tail = (f"{pa if e.value > 0.5 else pb} is the stronger of the two ({adjusted(claim)})" if claim.detected
-                else "no detectable difference between them")
-        out.append(f"{pa} finishes ahead of {pb} in {text.share_ci(e)} of their encounters: {tail}.")
-    if not g.separable:
+            level.append(p)
+    if stronger or weaker or level:
+        parts = [f"{', '.join(stronger)} win more than a fair share" if stronger else "",
+                 f"{', '.join(weaker)} less" if weaker else "",
+                 f"{', '.join(level)} not detectably different from it" if level else ""]
+        out.append(f"Seat-adjusted, in {g.players}-player games (percentage points against a fair "
+                   f"{text.pct(g.fair)}): " + "; ".join(x for x in parts if x) + ".")
+    if mixed:
+        out.append(f"{', '.join(mixed)}: the arms do not rotate {'this player' if len(mixed) == 1 else 'these players'} "
+                   f"over the seats, so a share cannot be told apart from the seats held; no verdict (raw shares in "
+                   f"the table).")
+    decided = [(pa, pb, e) for (pa, pb), e in g.matchup.items() if pa < pb and ("h2h", pa, pb) in g.claims
+               and g.claims["h2h", pa, pb].detected]
+    tested = sum(1 for (pa, pb) in g.matchup if pa < pb and ("h2h", pa, pb) in g.claims)
+    if tested:
+        out.append(f"Head-to-head, {len(decided)} of {tested} pairings are decided"
+                   + (": " + "; ".join(f"{pa if e.value > 0.5 else pb} finishes ahead of {pb if e.value > 0.5 else pa} "
+                                       f"in {text.pct(max(e.value, 1 - e.value))} of their encounters"
+                                       for pa, pb, e in decided) if decided else
+                      " (no detectable difference in any)") + ".")
+    if any(pa < pb and ("h2h", pa, pb) not in g.claims for (pa, pb) in g.matchup):
+        out.append("Pairings that do not sit before each other equally often mix seat order with the players: "
+                   "shown, not judged.")
+    if not g.separable and not mixed:
         out.append("Seat and player cannot be told apart for every player in this design: rotate the players "
                    "over the seats (every player in every seat equally often) to compare them.")
     return out
