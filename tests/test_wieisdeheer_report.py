@@ -11,7 +11,7 @@ from pipelines.run import run_study
 from reports import build_report
 from reports.context import Options
 from reports.dataset import ReportError
-from reports.games.wieisdeheer import reaching_rate
+from reports.games.wieisdeheer import direction, reaching_rate
 from reports.stats import Estimate
 from sim.cli import main
 from sim.spec import SpecError, StudySpec
@@ -40,6 +40,11 @@ policy = "reasoner:sabotage=0.5"
 [[arm]]
 name = "always"
 policy = "reasoner:sabotage=1"
+
+[[arm]]
+name = "half-pot"
+policy = "reasoner:sabotage=0.5"
+rules = { mole_pot_threshold = 150 }
 """
 
 
@@ -68,7 +73,7 @@ def test_the_sections_measure_the_mole_against_the_named_target(report):
     assert reach["target"] == 0.15 and reach["crossings"] == 2
     assert 0 <= reach["lo"] <= reach["rate"] <= reach["hi"] < 0.5
     verdicts = [line for line in markdown.splitlines() if "players): the mole wins" in line]
-    assert len(verdicts) == 3 and all("the target 15.0%" in line for line in verdicts), verdicts
+    assert len(verdicts) == 4 and all("the target 15.0%" in line for line in verdicts), verdicts
     assert f"reaches the target 15.0% at sabotage {reach['rate']:.2f}" in markdown
     assert "The sabotage rate at which the mole's share reaches the target" in markdown
 
@@ -105,3 +110,22 @@ def test_a_damaged_target_in_study_json_is_a_report_error_naming_the_key():
         Options.resolve({"report": {"mole_target": 2}})
     assert Options.resolve({"report": {"mole_target": 0.2}}).mole_target == 0.2
     assert Options.resolve({}).mole_target is None
+
+
+def test_a_rule_that_acts_only_on_the_winner_is_said_to_leave_play_alone(report):
+    """mole_pot_threshold decides the winner after the last card; no heuristic player plays to it, so
+    the two arms play every game alike and the report says so where it compares them."""
+    _, summary, markdown = report
+    change = next(line for line in markdown.splitlines() if "half-pot against half" in line)
+    assert "mole_pot_threshold acts only on who wins after the last card and none of these players plays to it" \
+        in change and "every game was played alike in both arms" in change
+    pot = [line for line in markdown.splitlines() if line.startswith("- half-pot: with mole_pot_threshold")]
+    assert pot and "The players do not play to this rule" in pot[0], pot
+
+
+def test_a_target_between_two_arms_is_crossed_not_moved_away_from():
+    assert direction(0.10, 0.30, 0.25) == "across"  # 0 undershoots, 120 overshoots: not "away"
+    assert direction(0.30, 0.20, 0.25) == "across"
+    assert direction(0.10, 0.20, 0.25) == "towards"
+    assert direction(0.20, 0.10, 0.25) == "away"
+    assert direction(0.20, 0.25, 0.25) == "onto"

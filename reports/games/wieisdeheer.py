@@ -136,9 +136,20 @@ def has_columns(ctx: Context) -> bool:
 
 
 def seat_params(ctx: Context, arm_name: str) -> list[dict]:
+    """Each seat's player parameters, the policy's defaults filled in (an arm of default reasoners
+    is the sweep's point at the default `sabotage`)."""
+    from sim.registry import games as registry
+
+    game = registry().get("wieisdeheer")
     for a in ctx.dataset.study.get("arms", []):
         if a["name"] == arm_name:
-            return [dict(s.get("params") or {}) for s in a.get("seats", [])]
+            seats = []
+            for s in a.get("seats", []):
+                defaults = {}
+                if game is not None and s.get("policy") in {p.name for p in game.policies}:
+                    defaults = {p.name: p.default for p in game.policy(s["policy"]).params}
+                seats.append(defaults | dict(s.get("params") or {}))
+            return seats
     return []
 
 
@@ -187,6 +198,13 @@ def per_game_share(frame: pl.DataFrame, value: str):
     g = frame.group_by("game").agg(pl.col(value).mean().alias("v"))["v"]
     n = len(g)
     return share_interval(float(g.mean()), float(g.var()) if n > 1 else math.nan, n) if n else None
+
+
+def confidence_gap(writers: pl.DataFrame):
+    """Stated probability minus right (0/1), averaged over a game's writers, then over games with a
+    t-interval and the p-value of 'no gap' (writers within a game are not independent)."""
+    g = writers.group_by("game").agg((pl.col("stated") - pl.col("right")).mean().alias("gap"))["gap"]
+    return mean_interval(float(g.mean()), float(g.var()), len(g))
 
 
 # -- sections ---------------------------------------------------------------------------------------------
@@ -239,15 +257,18 @@ def _sabotage_section(ctx: Context, games: pl.DataFrame) -> Section | None:
     groups: dict[str, list] = {}
     for arm in ctx.arms:
         value = _sabotage_value(ctx, arm)
-        if value is not None:
-            groups.setdefault(_sweep_key(ctx, arm), []).append((value, arm))
+        group = groups.setdefault(_sweep_key(ctx, arm), []) if value is not None else None
+        if group is not None and value not in {v for v, _ in group}:  # one arm per rate: the first
+            group.append((value, arm))
     sweeps = [sorted(g, key=lambda x: x[0]) for g in groups.values() if len({v for v, _ in g}) >= 3]
     if not sweeps:
         return None
     sec = Section(key=ctx.key("wieisdeheer.sabotage"), title="The sabotage sweep: the mole's best rate", level=3,
-                  notes=["Arms that differ only in every seat's `sabotage` (any seat may draw the king). The best "
-                         "rate is the one with the highest mole win share; rates whose intervals overlap it are "
-                         "not told apart by this study.",
+                  notes=["Arms that differ only in every seat's `sabotage` (any seat may draw the king): the rate "
+                         "the mole plays at, while the observers read the acts at the rate they assume "
+                         "(`suspect_sabotage`). Every pair of swept rates is one claim (a Welch difference of the "
+                         "mole's win share), corrected with the report's others; a rate is told apart from the "
+                         "highest one only when that claim is detectable.",
                          "The rate that reaches the target: the share and its 95% interval are read as straight "
                          "lines between the swept rates; the rate is where the share's line meets the target, and "
                          "the rates around it whose interval contains the target are not told apart from it "
@@ -266,12 +287,27 @@ def _sabotage_section(ctx: Context, games: pl.DataFrame) -> Section | None:
             frame.append({"sabotage": f"{value:g}", "sweep": name, "share": est.value, "lo": est.lo, "hi": est.hi,
                           "target": target_of(ctx, arm)})
         best = max(points, key=lambda p: p[2].value)
-        ties = [f"{p[0]:g}" for p in points if p is not best and p[2].hi >= best[2].lo]
+        # every pair of swept rates is one claim: picking the best after looking is then covered
+        # by the family's correction (comparing the best with the others alone would not be)
+        pair_claims = {}
+        for i, (va, arm_a, _, _) in enumerate(points):
+            for vb, arm_b, _, _ in points[i + 1:]:
+                a_won = games.filter(pl.col("arm") == arm_a.name)["mole_won"]
+                b_won = games.filter(pl.col("arm") == arm_b.name)["mole_won"]
+                diff = welch_difference(float(a_won.mean()), float(a_won.var()), len(a_won),
+                                        float(b_won.mean()), float(b_won.var()), len(b_won))
+                pair_claims[(va, vb)] = pair_claims[(vb, va)] = ctx.claim(
+                    f"sabotage_pair:{arm_a.name}:{arm_b.name}", "wieisdeheer.sabotage",
+                    f"{name}: the mole's win share differs between sabotage {va:g} and {vb:g}", diff.p_value)
+        above = [f"{p[0]:g}" for p in points if p is not best and pair_claims[(best[0], p[0])].detected]
+        ties = [f"{p[0]:g}" for p in points if p is not best and not pair_claims[(best[0], p[0])].detected]
         target = target_of(ctx, sweep[0][1])
         reach = reaching_rate([p[0] for p in points], [p[2] for p in points], target)
         sec.verdicts.append(
-            f"{name}: the mole's best sabotage rate is {best[0]:g}, winning {text.share_ci(best[2])}"
-            + (f"; rates {', '.join(ties)} are not told apart from it" if ties else "; every other rate is worse")
+            f"{name}: the mole's share is highest at sabotage {best[0]:g}, {text.share_ci(best[2])}"
+            + (f"; detectably above rates {', '.join(above)} after correction" if above else "")
+            + (f"; rates {', '.join(ties)} are not told apart from it (no detectable difference at this size)"
+               if ties else "")
             + f". From rate {points[0][0]:g} to {points[-1][0]:g} the mole's share goes from "
               f"{text.pct(points[0][2].value)} to {text.pct(points[-1][2].value)} and the pot from "
               f"{text.number(points[0][3].value)} to {text.number(points[-1][3].value)} points; "
@@ -302,7 +338,8 @@ def _accusation_section(ctx: Context, writers: pl.DataFrame) -> Section | None:
                       "Brier score: sum over the other seats of (probability - [seat is the mole])^2, 0 is "
                       "perfect; a writer who keeps the uniform prior scores (n-2)/(n-1). Reliability: writers "
                       "binned by the probability they gave their suspect; a calibrated player's suspects are "
-                      "right as often as it said."])
+                      "right as often as it said. Over- or underconfidence is a claim: the stated probability "
+                      "minus right (1) or wrong (0), averaged over a game's writers, then a t-test over games."])
     rows, frame, data = [], [], {}
     for arm in ctx.arms:
         part = writers.filter(pl.col("arm") == arm.name)
@@ -312,15 +349,21 @@ def _accusation_section(ctx: Context, writers: pl.DataFrame) -> Section | None:
         brier = mean_interval(float(part["brier_score"].mean()), float(part["brier_score"].var()), len(part))
         stated = float(part["stated"].mean())
         prior = (arm.players - 2) / (arm.players - 1)
+        gap = confidence_gap(part)
+        claim = ctx.claim(f"confidence:{arm.name}", "wieisdeheer.accusations",
+                          f"{arm.name}: the probability the writers state on their suspects differs from how "
+                          "often they are right", gap.p_value)
+        how = (f"{'over' if gap.value > 0 else 'under'}confident by {text.points(gap)}, detectable after "
+               f"correction ({adjusted(claim)})" if claim.detected else
+               f"no detectable gap between the two at this size ({text.points(gap)})")
         verdict = (f"{arm.name}: the reasoning players name the mole {text.share_ci(right)} of the time (a guess: "
-                   f"{text.pct(1 / (arm.players - 1))}); they say {text.pct(stated)} on average, so they are "
-                   f"{'over' if stated > right.hi else 'under' if stated < right.lo else 'about right in'}"
-                   f"{'confident' if not right.lo <= stated <= right.hi else ' their confidence'}. Brier score "
-                   f"{text.value_ci(brier)} against {text.number(prior)} for the prior alone.")
+                   f"{text.pct(1 / (arm.players - 1))}); they say {text.pct(stated)} on average: {how}. Brier "
+                   f"score {text.value_ci(brier)} against {text.number(prior)} for the prior alone.")
         sec.verdicts.append(verdict)
         rows.append([arm.name, text.count(len(part)), text.share_ci(right), text.pct(stated),
                      text.pct(float(part["on_mole"].mean())), text.value_ci(brier), text.number(prior)])
-        data[arm.name] = {"right": right.to_dict(), "stated": stated, "brier": brier.to_dict(), "prior_brier": prior}
+        data[arm.name] = {"right": right.to_dict(), "stated": stated, "stated_minus_right": gap.to_dict(),
+                          "brier": brier.to_dict(), "prior_brier": prior}
         binned = part.with_columns(bin=pl.col("stated").cut(list(BINS[1:-1]), left_closed=True))
         for _, sub in binned.group_by("bin", maintain_order=True):
             if len(sub) < 30:
@@ -438,19 +481,68 @@ def _pot_section(ctx: Context, games: pl.DataFrame) -> Section:
                f"{median:g}) and {text.pct(float(big['mole_won'].mean()))} with a big one "
                f"(difference {text.points(diff)}, {'detectable' if claim.detected else 'not detectable'} after correction)")
         if threshold > 0:
-            sec.verdicts.append(f"{arm.name}: with mole_pot_threshold = {threshold} the pot decides directly: {gap}.")
+            sec.verdicts.append(f"{arm.name}: with mole_pot_threshold = {threshold} the pot decides directly: {gap}."
+                                + ("" if plays_to_winner_rules(arm) else " " + NOT_PLAYED_TO))
         elif claim.detected:
             sec.verdicts.append(f"{arm.name}: under the text's rules the points never decide who wins (the winner "
                                 f"is the first right accuser, whatever the pot); {gap}: the pot only tells what the "
                                 f"mole's sabotage revealed.")
         else:
-            sec.verdicts.append(f"{arm.name}: the points have no effect on who wins here: {gap}. The text's winner "
-                                f"rule ignores the pot, and these numbers show no indirect effect either.")
+            sec.verdicts.append(f"{arm.name}: the text's winner rule ignores the pot, and the mole's win share "
+                                f"shows no detectable difference between small-pot and big-pot games at this "
+                                f"size: {gap}.")
         data.setdefault(arm.name, {})["small_minus_big"] = diff.to_dict()
     sec.tables.append(Table("Points per game by the mole's policy", ["arm", "mole", "games", "pot", "voided",
                                                                       "left on the pile", "sabotage acts"], rows))
     sec.data = {"arms": data}
     return sec
+
+
+# Rules that act only on who wins once the order is known: the heuristic players (reasoner, racer,
+# random) never read them, so two arms that differ only in such a rule play every game alike; the
+# search player plays to them (its play-outs are scored by the winner rule).
+WINNER_ONLY_RULES = ("mole_pot_threshold",)
+NOT_PLAYED_TO = ("The players do not play to this rule: it only decides who wins after the last card, "
+                 "so the mole's sabotage rate and everyone's play are those of the game without it.")
+DIRECTION_WORDS = {"towards": "moves the mole's share towards the target of",
+                   "away": "moves the mole's share away from the target of",
+                   "across": "moves the mole's share across the target (the two arms lie on either side of it):",
+                   "onto": "moves the mole's share onto the target of"}
+
+
+def direction(baseline: float, variant: float, target: float) -> str:
+    """How a change moves a share relative to a target: across it when the two lie on either side
+    (then nearer or farther says little), else towards or away."""
+    if (baseline - target) * (variant - target) < 0:
+        return "across"
+    if variant == target:
+        return "onto"
+    return "towards" if abs(variant - target) < abs(baseline - target) else "away"
+
+
+def plays_to_winner_rules(arm) -> bool:
+    """Does any seat play to a rule that acts only on the winner? Only the search player does."""
+    return any(base_policy(p) == "search" for p in arm.policies)
+
+
+def same_play(ctx: Context, a: str, b: str) -> bool:
+    """True when two arms played every common game alike: the same pot, points voided and
+    suspects game by game (what a rule acting only on the winner leaves untouched)."""
+    cols = ["pot", "points_voided", "suspect"]
+    frames = [ctx.scan.filter(pl.col("arm") == name).select("game", *cols).collect() for name in (a, b)]
+    joined = frames[0].join(frames[1], on="game", suffix="_b")
+    return bool(len(joined) and all((joined[c] == joined[f"{c}_b"]).all() for c in cols))
+
+
+def winner_rule_note(ctx: Context, pair) -> str:
+    """For a change of a rule that acts only on the winner: say whether the players play to it."""
+    changed = [name for name in WINNER_ONLY_RULES if pair.a.rules.get(name) != pair.b.rules.get(name)]
+    if not changed or plays_to_winner_rules(pair.a) or plays_to_winner_rules(pair.b):
+        return ""
+    alike = same_play(ctx, pair.a.name, pair.b.name)
+    return (f"{changed[0]} acts only on who wins after the last card and none of these players plays to it"
+            + (": every game was played alike in both arms (same pot, voids and suspects game by game), so the "
+               "difference is only the games the rule hands to the mole." if alike else "."))
 
 
 def _changes_section(ctx: Context) -> Section | None:
@@ -462,8 +554,9 @@ def _changes_section(ctx: Context) -> Section | None:
     sec = Section(key=ctx.key("wieisdeheer.changes"), title="Rule changes and the mole's win share", level=3,
                   notes=["Each pair differs in one rule only and plays the same deals, so the difference is paired "
                          "by game. The target is the study's report.mole_target, else the fair share 1/players. A "
-                         "change moves towards it when the variant's share is nearer to it and the difference is "
-                         "detectable after correction."])
+                         "change moves the share towards it when the variant's share is nearer to it on the same "
+                         "side, across it when the two arms lie on either side of it, and only when the difference "
+                         "is detectable after correction."])
     rows, data = [], {}
     for key, cs in comps.items():
         pair = by_key[key]
@@ -471,15 +564,15 @@ def _changes_section(ctx: Context) -> Section | None:
         if c is None:
             continue
         fair = target_of(ctx, pair.a)
-        nearer = abs(c.variant.value - fair) < abs(c.baseline.value - fair)
-        verdict = ("moves the mole's share towards the target" if nearer and c.detected else
-                   "moves it away from the target" if c.detected else "has no detectable effect on it")
+        where = direction(c.baseline.value, c.variant.value, fair)
+        verdict = (f"{DIRECTION_WORDS[where]} {text.pct(fair)}" if c.detected
+                   else f"has no detectable effect on it at this size (target {text.pct(fair)})")
+        note = winner_rule_note(ctx, pair)
         sec.verdicts.append(f"{pair.describe_changes()} ({pair.b.name} against {pair.a.name}): the mole wins "
                             f"{text.share_ci(c.variant)} instead of {text.share_ci(c.baseline)} (paired difference "
-                            f"{text.points(c.paired)}); the change {verdict} of {text.pct(fair)}.")
+                            f"{text.points(c.paired)}); the change {verdict}." + (f" {note}" if note else ""))
         rows.append([pair.describe_changes(), pair.a.name, pair.b.name, text.share_ci(c.baseline),
-                     text.share_ci(c.variant), text.points(c.paired), "yes" if c.detected else "no",
-                     "towards" if nearer else "away"])
+                     text.share_ci(c.variant), text.points(c.paired), "yes" if c.detected else "no", where])
         data[key] = {"changes": pair.describe_changes(), **c.to_dict()}
     if not rows:
         return None
