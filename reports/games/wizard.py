@@ -17,6 +17,7 @@ variant section computes once per pair from ``OUTCOMES``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 
 import numpy as np
@@ -89,22 +90,6 @@ def at_position(slots: pl.Expr, p: int | pl.Expr) -> pl.Expr:
     return value if isinstance(p, pl.Expr) else pl.when(players() > p).then(value)
 
 
-def in_round(slots: pl.Expr, r: int) -> pl.Expr:
-    """The n slots of round r (1-based, r cards dealt)."""
-    return slots.list.slice((r - 1) * players(), players())
-
-
-def round_bids_match(r: int) -> pl.Expr:
-    """Round r's bids add up to the cards dealt (r): everyone can make their bid."""
-    bids = pl.col("round_bids").cast(pl.List(pl.Int32))
-    return pl.when(rounds() >= r).then(in_round(bids, r).list.sum() == r)
-
-
-def bids_match_share(max_rounds: int) -> pl.Expr:
-    """Share of a game's rounds whose bids add up to the cards dealt (never under the hook rule)."""
-    return pl.sum_horizontal([round_bids_match(r).cast(pl.Int32) for r in range(1, max_rounds + 1)]) / rounds()
-
-
 def overbid() -> pl.Expr:
     """All bids of a round minus the cards dealt, per round (> 0: the table bids more tricks than exist)."""
     return (pl.col("bid_total").list.sum() - rounds() * (rounds() + 1) / 2) / rounds()
@@ -159,13 +144,10 @@ OUTCOMES = (
     Measure("first_exact", "first bidder's exact bids", lambda arm: at_position(exact_slots(), 0), share=True),
     Measure("dealer_points", "dealer's points per round dealt", lambda arm: at_position(slot_points(), dealer())),
     Measure("points_lost", "points lost per seat", lambda arm: points_lost()),
-    Measure("bids_match", "rounds whose bids add up to the cards dealt", lambda arm: bids_match_share(rounds_of(arm)),
-            share=True),
     Measure("overbid", "bids minus cards dealt, per round", lambda arm: overbid()),
 )
-# What the hook rule is judged on, in this order.
-EFFECTS = ("exact_rate", "dealer_exact", "dealer_points", "seat0_win", "balance", "score_mean", "bids_match")
-TOP_EFFECTS = EFFECTS[:5]  # the short verdict at the top of the section
+# 'rounds whose bids add up' is not an outcome: under the hook rule it is 0 by the rule itself, so a
+# comparison with it would test the rule's text, not the game (the section states it instead).
 
 
 # -- one pass: every per-arm number of the descriptive sections ------------------------------------------
@@ -326,6 +308,7 @@ def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
                                              r["dealer-first:points:n"], method="paired t")}
     return {
         "arm": arm, "games": games, "players": n, "rounds": rounds_, "dealer_position": n - 1,
+        "hook": bool(int(arm.rules.get("hook_rule", 0) or 0)),
         "exact": _share(r, "exact"), "bids_add_up": _share(r, "match"), "overbid": overbid,
         "positions": positions, "seats": seats, "by_round": by_round, "policies": policies,
         "dealer": {"position": n - 1, "exact": _share(r, "dealer:exact"), "points_per_round": _mean(r, "dealer:points"),
@@ -342,7 +325,8 @@ def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
         "seat_score_gap": _gap(ctx, r, "seatsc", [s["score"].value for s in seats], f"{arm.name}: seats differ in final points"),
         "position_exact_gap": _gap(ctx, r, "posex", [p["exact"].value for p in positions],
                                    f"{arm.name}: bidding positions differ in exact bids"),
-        "position_points_gap": _gap(ctx, r, "pospt", [p["points_per_round"].value for p in positions], "", claim=False),
+        "position_points_gap": _gap(ctx, r, "pospt", [p["points_per_round"].value for p in positions],
+                                    f"{arm.name}: bidding positions differ in points per round"),
         "scores": dist, "negative_winner": wilson(r["negative_winner"] or 0, games),
         "hist": {"winning score": _hist(r, "hist:winning"), "margin over the runner-up": _hist(r, "hist:margin")},
     }
@@ -371,18 +355,40 @@ def _value_diff(est: Estimate) -> str:
     return text.value_ci(est, signed_values=True)
 
 
-def _position_sentence(name: str, s: dict) -> str:
+def _bound(est: Estimate, share: bool) -> str:
+    """The largest difference the interval leaves open: 'within 0.4 percentage points either way'."""
+    edge = max(abs(est.lo), abs(est.hi))
+    if share:
+        return f"within {text.number(edge * 100, text.share_digits(est))} percentage points either way"
+    return f"within {text.number(edge)} points either way"
+
+
+def _no_difference(est: Estimate, share: bool) -> str:
+    """Absence of evidence worded as such, with the bound the interval gives."""
+    return f"no detectable difference at this size (the 95% interval puts it {_bound(est, share)})"
+
+
+def _dealer_sentence(name: str, s: dict) -> str:
+    """Whether bidding last pays, judged on points per round (what wins a game), and the exact-bid
+    difference said as what it is (how often, not whether it hurts). The dealer both bids last and
+    plays last to the first trick, so the two cannot be told apart."""
     first, deal, d = s["positions"][0], s["dealer"], s["dealer_minus_first"]
-    de, dp = d["exact"], d["points_per_round"]
-    if s["claims"]["dealer_exact"].detected:
-        how = f"bidding last {'helps' if de.value > 0 else 'hurts'} ({_share_diff(de)})"
+    dp, de = d["points_per_round"], d["exact"]
+    points_ = (f"the dealer, who bids last (and plays last to the first trick), scores "
+               f"{text.value_ci(deal['points_per_round'])} points per round dealt against "
+               f"{text.value_ci(first['points_per_round'])} for the first bidder, {_value_diff(dp)}: ")
+    if s["claims"]["dealer_points"].detected:
+        points_ += (f"bidding last {'pays' if dp.value > 0 else 'costs'} points "
+                    f"({adjusted(s['claims']['dealer_points'])})")
     else:
-        how = f"no detectable difference ({_share_diff(de)})"
-    return (f"{name}: the dealer, who bids last, bids exactly {text.share_ci(deal['exact'])} of the time against "
-            f"{text.share_ci(first['exact'])} for the first bidder: {how}; the dealer scores "
-            f"{text.value_ci(deal['points_per_round'])} points per round dealt against "
-            f"{text.value_ci(first['points_per_round'])} for the first bidder ({_value_diff(dp)}"
-            f"{'' if s['claims']['dealer_points'].detected else ', not detectable'}).")
+        points_ += _no_difference(dp, share=False)
+    exact = (f"; the dealer bids exactly {text.share_ci(deal['exact'])} of the time, the first bidder "
+             f"{text.share_ci(first['exact'])}, {_share_diff(de)}: ")
+    if s["claims"]["dealer_exact"].detected:
+        exact += f"the dealer bids exactly {'more' if de.value > 0 else 'less'} often"
+    else:
+        exact += _no_difference(de, share=True)
+    return f"{name}: {text.share_ci(s['exact'])} of bids are met exactly; {points_}{exact}."
 
 
 def _mixed(s: dict) -> str:
@@ -391,43 +397,22 @@ def _mixed(s: dict) -> str:
             f"policy effects." if arm.mixed_policies else "")
 
 
-def _seat_sentence(name: str, s: dict) -> str:
-    g = s["seat_score_gap"]
-    hi, lo, est = s["seats"][g["high"]], s["seats"][g["low"]], g["difference"]
-    tail = (f"{_value_diff(est)} apart (simultaneous interval), a detectable seat effect ({adjusted(g['claim'])})"
-            if g["claim"] is not None and g["claim"].detected
-            else f"{_value_diff(est)} apart (simultaneous interval): no detectable seat effect")
-    return (f"{name}: seat {hi['seat']} ends highest ({text.value_ci(hi['score'])} points on average) and seat "
-            f"{lo['seat']} lowest ({text.value_ci(lo['score'])}), {tail}; seat {hi['seat']} deals rounds "
-            f"{text.seat_list(hi['deals_rounds'])}, seat {lo['seat']} rounds {text.seat_list(lo['deals_rounds'])}."
-            + _mixed(s))
+def _gap_sentence(name: str, g: dict, what: str, unit_of: Callable[[int], str], share: bool) -> str:
+    """'Seats differ in final points' from Hotelling's test (a claim), with the extreme pair's
+    simultaneous interval as the uncertainty of which two lie furthest apart; otherwise no ranking."""
+    est = g["difference"]
+    if g["claim"] is not None and g["claim"].detected:
+        diff = _share_diff(est) if share else _value_diff(est)
+        return (f"{name}: {what} differ ({adjusted(g['claim'])}); the furthest apart are {unit_of(g['high'])} "
+                f"over {unit_of(g['low'])}, {diff} (simultaneous interval over all pairs).")
+    return f"{name}: {what}: {_no_difference(est, share)} (simultaneous interval of the largest gap)."
 
 
-def _summary_sentence(name: str, s: dict) -> str:
-    de = s["dealer_minus_first"]["exact"]
-    g = s["seat_score_gap"]
-    found = s["claims"]["dealer_exact"].detected
-    dealer_word = ("bids exactly more often than the first bidder" if found and de.value > 0 else
-                   "bids exactly less often than the first bidder" if found else
-                   "is not detectably more or less accurate than the first bidder")
-    seats = (f"seat {g['high']} scores most and seat {g['low']} least ({_value_diff(g['difference'])} points)"
-             if g["claim"] is not None and g["claim"].detected else
-             f"no seat scores detectably more than another (largest gap {_value_diff(g['difference'])} points)")
-    return (f"{name}: {text.share_ci(s['exact'])} of bids are met exactly; the dealer, bidding last, {dealer_word} "
-            f"({_share_diff(de)}); {seats}.")
-
-
-def _effect_phrase(c: Comparison) -> str:
-    diff = _pp(variants.fmt_diff(c)) if c.measure.share else variants.fmt_diff(c)
-    return f"{c.measure.label} {diff}" + ("" if c.detected else " (not detectable)")
-
-
-def _hook_sentence(pair: Pair, comps: list[Comparison]) -> str:
-    n = max((c.paired.n for c in comps), default=0)
-    if n == 0:
-        return f"Hook rule, {pair.b.name} vs {pair.a.name}: the arms share no game indices, no paired comparison."
-    return (f"Hook rule, {pair.b.name} vs {pair.a.name} (paired on {text.count(n)} shared game seeds): "
-            + "; ".join(_effect_phrase(c) for c in comps) + ".")
+def _hook_sentence(pairs: list[Pair], comps: dict[str, list[Comparison]]) -> str:
+    names = "; ".join(f"{p.b.name} vs {p.a.name}" for p in pairs if p.key in comps)
+    return (f"The hook rule's effects ({names}: exact bids, the dealer's exact bids and points, seat 0's "
+            f"win share, balance) are in the variant comparison above, paired game by game. Under the hook "
+            f"rule no round's bids add up to the cards dealt: the rule forbids it, so that is not tested.")
 
 
 # -- sections -------------------------------------------------------------------------------------------
@@ -435,26 +420,28 @@ POSITION_NOTES = [
     "Round r (r cards each) is dealt by seat (r-1 + n-1) % n: the first dealer is seat n-1 and the deal "
     "passes left. Bidding starts at the dealer's left and ends with the dealer, so a seat's bidding "
     "position in round r is (seat - dealer - 1) mod n: '1st' bids first, 'dealer' (position n-1) last. "
-    "In round 1 position p is seat p.",
+    "In round 1 position p is seat p. The first bidder also leads the first trick, so the dealer plays "
+    "last to it: a position's numbers are those of bidding and of playing from that place.",
     "Per game, a position's exact-bid rate is the share of the rounds in which the player bidding from "
     "that position met the bid; its points per round are those rounds' points recomputed from round_bids "
     "and round_tricks (20 + 10 per trick when exact, -10 per trick off otherwise; per seat they add up "
     "to the final score). Means over games with 95% t-intervals (scipy), so rounds and seats of one game "
     "are never counted as independent.",
-    "Dealer minus first bidder is paired within each game: mean of the per-game differences with a "
-    "t-interval. Gaps between seats (or positions) are paired too; the largest gap picks the two extreme "
-    "seats after looking, so its interval is simultaneous over all pairs (max-|t| with the per-game "
-    "covariance), and 'a detectable seat effect' is Hotelling's test that all seats are equal, a claim "
-    "of the report (multiple-comparison corrected).",
+    "Whether bidding last pays is judged on points per round, which decide the game; the exact-bid rate "
+    "alone can mislead (a dealer who bids and takes more tricks scores more at the same rate). Dealer "
+    "minus first bidder is paired within each game: mean of the per-game differences with a t-interval, "
+    "one claim for points and one for exact bids. Seats (or positions) differ: Hotelling's test that all "
+    "are equal, a claim; the two furthest apart are named only then, with a simultaneous interval over "
+    "all pairs (max-|t| with the per-game covariance), since they were picked after looking.",
 ]
 ACCURACY_NOTES = [
     "A bid is exact when the tricks taken equal the bid. By seat: exact_bids / rounds per game; by "
     "position, round size and policy: from round_bids and round_tricks. Every game plays every round, "
     "so each game contributes the same number of bids to a category and the mean of the per-game "
-    "shares is the pooled share; its t-interval respects that bids of one game are not independent.",
+    "shares is the pooled share; its interval respects that bids of one game are not independent.",
     "A cell of round size x position holds one bid per game, so its interval is a Wilson interval "
     "(statsmodels). 'Bids add up': the round's bids sum to the cards dealt, so everyone can make their "
-    "bid (the hook rule forbids it). Overbid: the round's bids minus the cards dealt.",
+    "bid (the hook rule forbids it: 'none, by the rule'). Overbid: the round's bids minus the cards dealt.",
     "By policy: the mean over the seats that policy holds in the arm; with several policies in one arm "
     "the seats differ too (see the seat table).",
 ]
@@ -464,13 +451,10 @@ SCORE_NOTES = [
     "seats). p5..p95 are linearly interpolated quantiles. A negative winning score is possible: "
     "everyone may end below zero.",
 ]
-HOOK_NOTES = [
-    "The hook rule forbids the dealer the bid that makes all bids add up to the cards dealt. Arms that "
-    "differ only in hook_rule (0 -> 1) deal the same cards to game i (common random numbers), so each "
-    "measure is compared game by game: mean per-game difference (variant minus baseline) with a paired "
-    "t-interval, the unpaired Welch interval alongside. Seat 0's win share difference is the change in "
-    "seat 0's edge; balance = 1 - (largest - smallest seat win share).",
-]
+
+
+def _position_word(s: dict) -> Callable[[int], str]:
+    return lambda p: "the dealer" if p == s["players"] - 1 else f"the {s['positions'][p]['label']} bidder"
 
 
 def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
@@ -478,14 +462,10 @@ def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
                   notes=list(POSITION_NOTES))
     seats_ = seat_stats(ctx)
     for name, s in stats.items():
-        sec.verdicts.append(_position_sentence(name, s))
-        g = s["position_exact_gap"]
-        if {g["high"], g["low"]} != {0, s["players"] - 1} and g["claim"] is not None and g["claim"].detected:
-            sec.verdicts.append(
-                f"{name}: the most accurate position is {s['positions'][g['high']]['label']} "
-                f"({text.share_ci(s['positions'][g['high']]['exact'])}), the least "
-                f"{s['positions'][g['low']]['label']} ({text.share_ci(s['positions'][g['low']]['exact'])}).")
-        sec.verdicts.append(_seat_sentence(name, s))
+        sec.verdicts.append(_gap_sentence(name, s["position_points_gap"], "bidding positions' points per round",
+                                          _position_word(s), share=False))
+        sec.verdicts.append(_gap_sentence(name, s["seat_score_gap"], "seats' final points",
+                                          lambda k: f"seat {k}", share=False) + _mixed(s))
     sec.data = {"dealer_rule": "round r is dealt by seat (r-1 + n-1) % n; position = (seat - dealer - 1) mod n",
                 "arms": {name: {
                     "players": s["players"], "rounds": s["rounds"], "dealer_position": s["dealer_position"],
@@ -497,95 +477,75 @@ def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
         "By bidding position (1st = dealer's left, dealer = last)",
         ["arm", "position", "seat in round 1", "exact bids", "points per round", "bid minus tricks per round"],
         [[name, p["label"], str(p["seat_in_round_1"]), text.share_ci(p["exact"]), text.value_ci(p["points_per_round"]),
-          text.value_ci(p["bid_minus_tricks"], signed_values=True)] for name, s in stats.items() for p in s["positions"]],
-        note="dealer minus first bidder, paired per game: " + "; ".join(
-            f"{name}: exact bids {_share_diff(s['dealer_minus_first']['exact'])}, points per round "
-            f"{_value_diff(s['dealer_minus_first']['points_per_round'])}" for name, s in stats.items())))
+          text.value_ci(p["bid_minus_tricks"], signed_values=True)] for name, s in stats.items() for p in s["positions"]]))
     sec.tables.append(Table(
         "By seat (seat 0 bids first in round 1; the first dealer is the last seat)",
         ["arm", "seat", "deals rounds", "exact bids", "bid minus tricks per round", "final points", "win share"],
         [[name, str(x["seat"]), text.seat_list(x["deals_rounds"]) or "-", text.share_ci(x["exact"]),
           text.value_ci(x["bid_minus_tricks"], signed_values=True), text.value_ci(x["score"]),
           text.share_ci(seats_[name].shares[x["seat"]])] for name, s in stats.items() for x in s["seats"]]))
-    pos = pl.DataFrame([{"position": p["label"], "arm": name, "exact": p["exact"].value, "lo": p["exact"].lo,
-                         "hi": p["exact"].hi, "points": p["points_per_round"].value,
-                         "plo": p["points_per_round"].lo, "phi": p["points_per_round"].hi,
+    pos = pl.DataFrame([{"position": p["label"], "arm": name, "points": p["points_per_round"].value,
+                         "lo": p["points_per_round"].lo, "hi": p["points_per_round"].hi,
                          "_order": p["position"] + (DECK if p["label"] == "dealer" else 0)}
                         for name, s in stats.items() for p in s["positions"]])
     # the dealer last on the axis, also when the arms' player counts differ
     pos = pos.sort("_order", maintain_order=True).drop("_order")
-    sec.figures.append(plots.interval_bars(pos, "position", "exact", "lo", "hi", hue="arm",
-                                           xlabel="bidding position (dealer bids last)", ylabel="exact bids",
-                                           title="Exact-bid rate by bidding position"))
-    sec.figures.append(plots.interval_bars(pos, "position", "points", "plo", "phi", hue="arm", percent=False,
+    sec.figures.append(plots.interval_bars(pos, "position", "points", "lo", "hi", hue="arm", percent=False,
                                            xlabel="bidding position (dealer bids last)", ylabel="points per round",
                                            title="Points per round by bidding position"))
-    seat_frame = pl.DataFrame([{"seat": x["seat"], "arm": name, "score": x["score"].value, "lo": x["score"].lo,
-                                "hi": x["score"].hi} for name, s in stats.items() for x in s["seats"]])
-    sec.figures.append(plots.interval_bars(seat_frame, "seat", "score", "lo", "hi", hue="arm", percent=False,
-                                           xlabel="seat (0 bids first in round 1)", ylabel="final points",
-                                           title="Final points by seat"))
     return sec
 
 
 def _round_phrase(name: str, s: dict) -> str:
     rows = s["by_round"]
-    best = max(rows, key=lambda x: x["exact"].value)
-    worst = min(rows, key=lambda x: x["exact"].value)
     first, last = rows[0], rows[-1]
     out = (f"{name}: by round size, exact bids go from {text.share_ci(first['exact'])} with 1 card to "
            f"{text.share_ci(last['exact'])} with {last['cards']} cards")
-    extremes = [f"{word} with {x['cards']} cards ({text.share_ci(x['exact'])})"
-                for word, x in (("highest", best), ("lowest", worst)) if x is not first and x is not last]
     ob = s["overbid"]
     if s["claims"]["overbid"].detected:
-        table = (f"The bids of a round {'exceed' if ob.value > 0 else 'fall short of'} the cards dealt by "
+        table = (f"the bids of a round {'exceed' if ob.value > 0 else 'fall short of'} the cards dealt by "
                  f"{text.value_ci(ob if ob.value > 0 else ob.negate())} tricks on average")
     else:
-        table = f"The bids of a round add up to the cards dealt on average ({text.value_ci(ob, signed_values=True)})"
-    return (out + ("; " + ", ".join(extremes) if extremes else "") + f". {table}, and exactly to the cards dealt "
-            f"in {text.share_ci(s['bids_add_up'])} of rounds.")
+        table = ("the bids of a round against the cards dealt: "
+                 + _no_difference(ob, share=False).replace(" points either way", " tricks either way"))
+    adds_up = ("no round's bids add up to the cards dealt (the hook rule forbids it)" if s["hook"] else
+               f"the bids add up to exactly the cards dealt in {text.share_ci(s['bids_add_up'])} of rounds")
+    return f"{out}; {table}; {adds_up}."
 
 
 def _accuracy_section(ctx: Context, stats: dict[str, dict]) -> Section:
     sec = Section(key=ctx.key("wizard.bid_accuracy"), title="Bid accuracy", level=3, notes=list(ACCURACY_NOTES))
     for name, s in stats.items():
-        g = s["seat_exact_gap"]
-        hi, lo = s["seats"][g["high"]], s["seats"][g["low"]]
-        seat_tail = ("a detectable difference" if g["claim"] is not None and g["claim"].detected
-                     else "no detectable difference")
-        sec.verdicts.append(
-            f"{name}: {text.share_ci(s['exact'])} of bids are exact; by seat from {text.pct(lo['exact'].value)} "
-            f"(seat {lo['seat']}) to {text.pct(hi['exact'].value)} (seat {hi['seat']}), "
-            f"{_share_diff(g['difference'])}: {seat_tail}." + _mixed(s))
+        sec.verdicts.append(_gap_sentence(name, s["seat_exact_gap"], "seats' exact-bid rates",
+                                          lambda k: f"seat {k}", share=True) + _mixed(s))
+        sec.verdicts.append(_gap_sentence(name, s["position_exact_gap"], "bidding positions' exact-bid rates",
+                                          _position_word(s), share=True))
         sec.verdicts.append(_round_phrase(name, s))
-        if len(s["policies"]) > 1:
-            sec.verdicts.append(f"{name}: by policy, " + ", ".join(
-                f"{q['policy']} {text.share_ci(q['exact'])}" for q in s["policies"]) + ".")
     sec.data = {"arms": {name: {
         "overall": s["exact"], "bids_add_up": s["bids_add_up"], "overbid": s["overbid"],
+        "bids_add_up_fixed_by_rule": s["hook"],
         "by_seat": [{"seat": x["seat"], "exact": x["exact"]} for x in s["seats"]],
         "seat_gap": s["seat_exact_gap"],
         "by_position": [{"position": p["position"], "label": p["label"], "exact": p["exact"]} for p in s["positions"]],
         "by_policy": s["policies"],
         "by_round": s["by_round"]} for name, s in stats.items()}}
     n_max = max(s["players"] for s in stats.values())
+    several = any(len(s["policies"]) > 1 for s in stats.values())
     sec.tables.append(Table(
-        "Exact-bid rate by seat",
-        ["arm", "all seats"] + [f"seat {k}" for k in range(n_max)],
+        "Exact-bid rate by seat" + (" and policy" if several else ""),
+        ["arm", "all seats"] + [f"seat {k}" for k in range(n_max)] + (["by policy"] if several else []),
         [[name, text.share_ci(s["exact"])] + [text.share_ci(x["exact"]) for x in s["seats"]]
-         + [""] * (n_max - s["players"]) for name, s in stats.items()]))
-    sec.tables.append(Table(
-        "Exact-bid rate by policy", ["arm", "policy", "seats", "exact bids"],
-        [[name, q["policy"], text.seat_list(q["seats"]), text.share_ci(q["exact"])]
-         for name, s in stats.items() for q in s["policies"]]))
+         + [""] * (n_max - s["players"])
+         + (["; ".join(f"{q['policy']} {text.share_ci(q['exact'])}" for q in s["policies"])] if several else [])
+         for name, s in stats.items()]))
     sec.tables.append(Table(
         "Exact-bid rate by round size and bidding position",
         ["arm", "cards", "dealer seat", "all seats"] + [f"position {p + 1}" for p in range(n_max)]
         + ["bids add up", "overbid"],
         [[name, str(x["cards"]), str(x["dealer_seat"]), text.share_ci(x["exact"])]
          + [text.share_ci(e) for e in x["by_position"]] + [""] * (n_max - s["players"])
-         + [text.share_ci(x["bids_add_up"]), text.value_ci(x["overbid"], signed_values=True)]
+         + ["none (rule)" if s["hook"] else text.share_ci(x["bids_add_up"]),
+            text.value_ci(x["overbid"], signed_values=True)]
          for name, s in stats.items() for x in s["by_round"]],
         note="position 1 bids first, position n (the dealer) last; 'bids add up': share of games whose bids in "
              "that round sum to the cards dealt; overbid: the round's bids minus the cards dealt"))
@@ -595,12 +555,6 @@ def _accuracy_section(ctx: Context, stats: dict[str, dict]) -> Section:
     sec.figures.append(plots.forest(rounds_frame, "cards", "exact", "lo", "hi", panel="arm", ref="all",
                                     percent="all", xlabel="exact bids", title="Exact-bid rate by round size "
                                     "(dashed: all rounds)"))
-    if any(len(s["policies"]) > 1 for s in stats.values()) or len({q["policy"] for s in stats.values()
-                                                                    for q in s["policies"]}) > 1:
-        pol = pl.DataFrame([{"policy": q["policy"], "arm": name, "exact": q["exact"].value, "lo": q["exact"].lo,
-                             "hi": q["exact"].hi} for name, s in stats.items() for q in s["policies"]])
-        sec.figures.append(plots.interval_bars(pol, "policy", "exact", "lo", "hi", hue="arm", xlabel="policy",
-                                               ylabel="exact bids", title="Exact-bid rate by policy"))
     return sec
 
 
@@ -639,34 +593,6 @@ def _scores_section(ctx: Context, stats: dict[str, dict]) -> Section:
     return sec
 
 
-def hook_comparisons(ctx: Context, pairs: list[Pair]) -> dict[str, list[Comparison]]:
-    """The variant comparison's numbers for hook-rule pairs (cached there), restricted to EFFECTS."""
-    comps = variants.comparisons(ctx, pairs)
-    order = {k: i for i, k in enumerate(EFFECTS)}
-    return {k: sorted((c for c in cs if c.measure.key in order), key=lambda c: order[c.measure.key])
-            for k, cs in comps.items()}
-
-
-def _hook_section(ctx: Context, pairs: list[Pair], comps: dict[str, list[Comparison]]) -> Section | None:
-    present = any(int(a.rules.get("hook_rule", 0) or 0) for a in ctx.arms)
-    if not pairs and not present:
-        return None
-    sec = Section(key=ctx.key("wizard.hook_rule"), title="The hook rule's effect", level=3, notes=list(HOOK_NOTES))
-    if not comps:
-        sec.verdicts = ["No two arms differ in hook_rule alone (same players, policies and other rules): the "
-                        "effect of the hook rule cannot be estimated from this study."]
-        sec.data = {"pairs": {}}
-        return sec
-    by_key = {p.key: p for p in pairs}
-    sec.verdicts = [_hook_sentence(by_key[k], c) for k, c in comps.items()]
-    sec.data = {"pairs": {k: {**variants.pair_data(by_key[k], c, v), "paired": True, "paired_on": "game index"}
-                          for (k, c), v in zip(comps.items(), sec.verdicts)}}
-    sec.tables = [variants.comparison_table(by_key[k], c, title=f"Effect of the hook rule: {by_key[k].b.name} vs "
-                                            f"{by_key[k].a.name}") for k, c in comps.items()]
-    sec.figures.append(variants.comparison_figure(comps, "Effect of the hook rule (paired blue, unpaired grey)"))
-    return sec
-
-
 def wizard_section(ctx: Context) -> Section | None:
     key, title = ctx.key("wizard"), ctx.title("Wizard: bidding, seats and the dealer")
     if not has_columns(ctx):
@@ -676,20 +602,17 @@ def wizard_section(ctx: Context) -> Section | None:
     if not stats:
         return None
     pairs = ctx.dataset.toggle_pairs(ctx.game, "hook_rule")
-    comps = hook_comparisons(ctx, pairs) if pairs else {}
+    # the hook rule's effects are the variant comparison's (same pairs, same claims): named, not repeated
+    comps = variants.comparisons(ctx, pairs) if pairs else {}
     sec = Section(key=key, title=title)
-    sec.verdicts = [_summary_sentence(name, s) for name, s in stats.items()]
-    by_key = {p.key: p for p in pairs}
-    sec.verdicts += [_hook_sentence(by_key[k], [x for x in c if x.measure.key in TOP_EFFECTS])
-                     for k, c in comps.items()]
+    sec.verdicts = [_dealer_sentence(name, s) for name, s in stats.items()]
+    if comps:
+        sec.verdicts.append(_hook_sentence(pairs, comps))
     sec.data = {"arms": {name: {"games": s["games"], "players": s["players"], "rounds": s["rounds"],
-                                "exact_bids": s["exact"], "dealer_minus_first_exact": s["dealer_minus_first"]["exact"],
+                                "exact_bids": s["exact"], "dealer_minus_first": s["dealer_minus_first"],
                                 "seat_score_gap": s["seat_score_gap"]} for name, s in stats.items()},
                 "hook_rule_pairs": list(comps)}
     sec.children = [_positions_section(ctx, stats), _accuracy_section(ctx, stats), _scores_section(ctx, stats)]
-    hook = _hook_section(ctx, pairs, comps)
-    if hook:
-        sec.children.append(hook)
     return sec
 
 
