@@ -55,9 +55,11 @@ def warm_up(study: StudySpec) -> None:
 
 
 def run_study(study: StudySpec, out: str, workers: int | None = None, address: str | None = None,
-              progress: bool = True, command: str = "") -> RunResult:
+              progress: bool = True, command: str = "", before_play=None) -> RunResult:
     """workers=0 runs in this process; otherwise Ray with `workers` CPUs on a local cluster
-    (default: all cores) or the cluster at `address` / RAY_ADDRESS."""
+    (default: all cores) or the cluster at `address` / RAY_ADDRESS. `before_play(todo, batches)`
+    is called once before the first game when there is work, with the games each arm still has
+    to play and the batch files still to write (the CLI prints its run-time estimate there)."""
     if workers == 0 and address:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
@@ -75,6 +77,8 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
         todo_games = study.games * len(study.arms) - sum(a.games for a in state.arms.values())
         todo_count = len(batches) - len(done)
         todo = (b for b in batches if b.relpath not in done)
+        if todo_count and before_play is not None:
+            before_play({a.name: a.planned_games - a.games for a in state.arms.values()}, todo_count)
         bar = tqdm(total=todo_games, unit="games", unit_scale=True, smoothing=0.1,
                    disable=not progress, desc=study.name, dynamic_ncols=True)
         record = {"fingerprint": study.fingerprint(), "run": uuid.uuid4().hex[:12]}

@@ -7,6 +7,7 @@ import shlex
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from sim.errors import KernelError, SpecError
@@ -17,6 +18,7 @@ EPILOG = """examples:
   kaartlab run knutten --games 100000 --players 4 --rule john_knut=false --rule threshold=35 --out runs/k4b
   kaartlab run knutten --players 4 --policy cautious:start=self,cautious,trap,random --data deck=examples/small-deck.toml
   kaartlab study examples/john-knut.toml --out runs/john-knut --report
+  kaartlab study examples/john-knut.toml --games 20000      # a quick look: 20,000 games per arm
   kaartlab skill knutten wizard --games 20000 --out runs/skill
   kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
   kaartlab trace --dataset runs/john-knut --arm john-on --index 12
@@ -105,21 +107,24 @@ def build_parser() -> argparse.ArgumentParser:
                     "heuristic players, store one Parquet row per game, report with statistics.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("games", help="list games, their rule parameters and policies")
-    p.add_argument("game", nargs="?", help="show only this game")
+    p = sub.add_parser("games", help="list games, their rule parameters, policies and measures")
+    p.add_argument("game", nargs="?", help="show only this game, with the measures a question can name")
     p.set_defaults(handler=cmd_games)
 
     p = sub.add_parser("run", help="play one arm (a game, seats, rules, policies) into a dataset",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     p.add_argument("game", help="game name (see `kaartlab games`)")
     _arm_options(p)
-    p.add_argument("--games", type=positive_int, default=100_000, help="games to play (default 100000)")
+    p.add_argument("--games", default="100000", help="games to play (default 100000)")
     p.add_argument("--name", default=None, help="study name (default: the game's name)")
     _run_options(p)
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser("study", help="run a study file with several arms (see examples/)")
     p.add_argument("file", help="study TOML file")
+    p.add_argument("--games", default=None, metavar="N",
+                   help="games per arm instead of the file's (a quick look; another study, so by "
+                        "default another directory: runs/<name>-<N>-games)")
     _run_options(p)
     p.set_defaults(handler=cmd_study)
 
@@ -130,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "also a figure and a table across them (OUT/skill.png, OUT/skill.md).")
     p.add_argument("game", nargs="+", help="game name(s) (see `kaartlab games`)")
     p.add_argument("--players", type=int, default=4, help="number of seats (default 4)")
-    p.add_argument("--games", type=positive_int, default=20_000, help="games per arm (default 20000)")
+    p.add_argument("--games", default="20000", help="games per arm (default 20000)")
     p.add_argument("--strongest", default=None, metavar="SEAT",
                    help="the strong player, POLICY or POLICY:NAME=VALUE (default: the game's declared "
                         "strongest, else every policy but random, and the report names the best)")
@@ -209,6 +214,8 @@ def _run_options(p) -> None:
     p.add_argument("--report", action="store_true", help="write the report when the run ends")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on when stderr is a terminal)")
+    p.add_argument("--no-estimate", action="store_true",
+                   help="play without first timing a few games of each arm to estimate the run time")
 
 
 def _whole(text: str) -> int:
@@ -217,6 +224,19 @@ def _whole(text: str) -> int:
         return int(text.replace("_", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def games_option(text: str) -> int:
+    """--games N: games per arm, checked as a study file's `games` is, in one error naming --games."""
+    from sim.spec import MAX_GAMES
+
+    try:
+        value = int(str(text).strip().replace("_", ""))
+    except ValueError:
+        raise SpecError(f"--games={text}: expected a whole number 1..{MAX_GAMES:,}") from None
+    if not 1 <= value <= MAX_GAMES:
+        raise SpecError(f"--games={value}: expected a whole number 1..{MAX_GAMES:,}")
+    return value
 
 
 def positive_int(text: str) -> int:
@@ -276,8 +296,23 @@ def cmd_games(args) -> int:
             print(f"  data {item.name}: {item.help}" + (f" (example: {item.example})" if item.example else ""))
         print(f"  score: {game.score.meaning} ({'higher' if game.score.higher_wins else 'lower'} wins)")
         print("  columns: " + ", ".join(c.name for c in COMMON_COLUMNS + game.columns))
+        _print_measures(game.name, detail)
         print()
     return 0
+
+
+def _print_measures(game: str, detail: bool) -> None:
+    """What a study's [[question]] tables can name in `measures`: one per line for one game."""
+    from reports.measures import catalogue
+
+    measures = catalogue(game)
+    if not detail:
+        print("  measures: " + ", ".join(m.name for m in measures))
+        return
+    print("  measures a [[question]] can name (measures = [...]):")
+    for m in measures:
+        print(f"    {m.name:<20} {m.kind:<6} {m.label}"
+              + (f"  ({m.source})" if m.source != "generic" else ""))
 
 
 def _print_param(param, indent: str = "    ", detail: bool = False) -> None:
@@ -290,8 +325,9 @@ def _print_param(param, indent: str = "    ", detail: bool = False) -> None:
 def cmd_run(args) -> int:
     from sim.spec import DEFAULT_BATCH_SIZE, StudySpec
 
+    games = games_option(args.games)
     arm = _arm_from_args(args, args.game)
-    study = StudySpec(name=args.name or arm.game, seed=args.seed, games=args.games,
+    study = StudySpec(name=args.name or arm.game, seed=args.seed, games=games,
                       batch_size=args.batch_size or DEFAULT_BATCH_SIZE, arms=(arm,))
     return _execute(study, args)
 
@@ -302,10 +338,33 @@ def cmd_study(args) -> int:
     study = StudySpec.from_toml(args.file)
     if args.batch_size:
         study = study.with_batch_size(args.batch_size)
-    return _execute(study, args)
+    full = study
+    if args.games is not None:
+        games = games_option(args.games)
+        if games != study.games:
+            study = replace(study, games=games)
+            if not args.out:  # another study: not the directory the file's own run uses
+                args.out = str(Path("runs") / f"{study.name}-{games}-games")
+    return _execute(study, args, full=full)
 
 
-def _execute(study, args) -> int:
+def _refuse_full_study_directory(out: str, study, full) -> None:
+    """--games makes another study than the file's; its directory is refused as any other study's,
+    with what to do instead."""
+    from pipelines.storage import StudyDir
+
+    try:
+        manifest = StudyDir(out).read_manifest()
+    except Exception:  # noqa: BLE001 - unreadable: StudyDir.check says why
+        return
+    if manifest and manifest.get("fingerprint") == full.fingerprint():
+        raise SpecError(f"output directory {out!r} holds this study file's own run ({full.games:,} "
+                        f"games per arm); --games {study.games:,} makes another study, which is "
+                        f"never mixed into it: give another --out (e.g. --out "
+                        f"runs/{study.name}-{study.games}-games)")
+
+
+def _execute(study, args, full=None) -> int:
     from pipelines.run import run_study
     from pipelines.storage import StudyDir
 
@@ -322,15 +381,22 @@ def _execute(study, args) -> int:
                         "(or give --workers N to use the cluster)")
     check_limits(study, None if cluster else args.workers)
     out = args.out or str(Path("runs") / study.name)
+    overridden = full is not None and full.games != study.games
+    if overridden:
+        _refuse_full_study_directory(out, study, full)
     StudyDir(out).check(study)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     total = study.games * len(study.arms)
-    print(f"study {study.name!r}: {len(study.arms)} arm(s) x {study.games:,} games = {total:,} games, "
-          f"seed {study.seed}, batches of {study.batch_size:,}")
+    games = f"{study.games:,} games" + (f" (--games; the file says {full.games:,})" if overridden else "")
+    print(f"study {study.name!r}: {len(study.arms)} arm(s) x {games} = {total:,} games, "
+          f"seed {study.seed}, batches of {min(study.batch_size, study.games):,}")
     for arm in study.arms:
         print(f"  {arm.name}: {arm.describe()}")
+    sys.stdout.flush()
+    playing = None if cluster else (1 if args.workers == 0 else args.workers or cores)
     result = run_study(study, out, workers=args.workers, address=args.address, progress=progress,
-                       command=args.resume_command)
+                       command=args.resume_command,
+                       before_play=_before_play(study, playing, not args.no_estimate))
     if result.taken_over:
         from pipelines.lock import describe
 
@@ -349,6 +415,25 @@ def _execute(study, args) -> int:
     if args.report:
         _write_report(result.out, None)
     return 0
+
+
+def _before_play(study, workers: int | None, timed: bool):
+    """What the user reads before the first game: which kernels compile first, then (timed) the
+    run-time estimate from a pilot on the warm kernels. `workers` None: a cluster of unknown size."""
+    def before_play(todo: dict[str, int], batches: int) -> None:
+        from pipelines.run import warm_up
+        from sim.estimate import COMPILE_NOTE, estimate, uncompiled_games
+
+        cold = uncompiled_games(study)
+        if cold:
+            print(f"compiling the {', '.join(cold)} kernel{'s' if len(cold) > 1 else ''} first, not "
+                  f"in the cache yet ({COMPILE_NOTE})", flush=True)
+        if not timed:
+            return
+        warm_up(study)  # the pilot times play, not a compile
+        print(estimate(study, todo, workers, batches).line(), flush=True)
+
+    return before_play
 
 
 def skill_study(game: str, players: int, games: int, seed: int, strongest: str | None = None,
@@ -383,7 +468,8 @@ def cmd_skill(args) -> int:
     root = Path(args.out or str(Path("runs") / "skill"))
     dirs = []
     for game in dict.fromkeys(args.game):
-        study = skill_study(game, args.players, args.games, args.seed, args.strongest, args.batch_size)
+        study = skill_study(game, args.players, games_option(args.games), args.seed, args.strongest,
+                            args.batch_size)
         out = root / game if several else Path(args.out or str(Path("runs") / study.name))
         run_args = argparse.Namespace(**{**vars(args), "out": str(out), "report": True})
         _execute(study, run_args)
@@ -406,6 +492,9 @@ def cmd_trace(args) -> int:
         study = _study_from_dataset(args.dataset)
         arm = study.arm(args.arm) if args.arm else study.arms[0]
         seed = study.seed
+        if not 0 <= args.index < study.games:
+            raise SpecError(f"--index={args.index}: arm {arm.name!r} of {args.dataset} has "
+                            f"{study.games:,} games, numbered 0..{study.games - 1:,}")
     else:
         if not args.game:
             raise SpecError("trace: name a game (e.g. `kaartlab trace knutten`) or give --dataset")

@@ -179,3 +179,176 @@ def test_compile_fills_the_cache_for_the_games_named(capsys):
 def test_compile_rejects_bad_input_in_one_line(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------- planning from the command line
+
+def _toy_study(tmp_path, games=1200):
+    study = tmp_path / "quick.toml"
+    study.write_text(f'name = "quick"\nseed = 2\ngames = {games}\nbatch_size = 400\n'
+                     '[defaults]\ngame = "toy"\nplayers = 3\n'
+                     '[[arm]]\nname = "a"\n[[arm]]\nname = "b"\nrules = { lowest_wins = true }\n')
+    return study
+
+
+def test_study_games_overrides_the_files_games_per_arm(capsys, tmp_path):
+    study = _toy_study(tmp_path)
+    code, out, err = run(capsys, "study", str(study), "--games", "300", "--out", str(tmp_path / "d"),
+                         "--workers", "0")
+    assert code == 0, err
+    assert "2 arm(s) x 300 games (--games; the file says 1,200) = 600 games" in out
+    counts = pl.read_parquet(tmp_path / "d" / "*" / "*.parquet").group_by("arm").len()
+    assert dict(counts.iter_rows()) == {"a": 300, "b": 300}
+    assert json.loads((tmp_path / "d" / "study.json").read_text())["study"]["games"] == 300
+
+
+def test_games_override_never_mixes_into_the_full_studys_directory(capsys, tmp_path, monkeypatch):
+    study = _toy_study(tmp_path)
+    full = tmp_path / "full"
+    assert run(capsys, "study", str(study), "--out", str(full), "--workers", "0")[0] == 0
+    before = sorted(p.name for p in full.rglob("*"))
+    code, _, err = run(capsys, "study", str(study), "--games", "300", "--out", str(full),
+                       "--workers", "0")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("kaartlab: error: ")
+    assert "holds this study file's own run (1,200 games per arm)" in err
+    assert "give another --out (e.g. --out runs/quick-300-games)" in err
+    assert sorted(p.name for p in full.rglob("*")) == before
+    # without --out, a quick look has a directory of its own, and the file's games its usual one
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "study", str(study), "--games", "300", "--workers", "0")[0] == 0
+    rows = pl.read_parquet(tmp_path / "runs" / "quick-300-games" / "*" / "*.parquet")
+    assert rows.height == 600
+    code, out, _ = run(capsys, "study", str(study), "--games", "1200", "--workers", "0")
+    assert code == 0 and "(--games" not in out and (tmp_path / "runs" / "quick" / "study.json").exists()
+
+
+@pytest.mark.parametrize("command", [["study", str(ROOT / "examples" / "john-knut.toml")],
+                                     ["run", "knutten"], ["skill", "knutten"]])
+@pytest.mark.parametrize("value", ["0", "-5", "many", "1e3", "10000000000001"])
+def test_bad_games_values_give_one_error_naming_games(capsys, tmp_path, command, value):
+    out_dir = tmp_path / "out"
+    code, _, err = run(capsys, *command, "--games", value, "--out", str(out_dir), "--workers", "0")
+    assert code == 2
+    assert err.startswith("kaartlab: error: --games=") and err.count("\n") == 1
+    assert "expected a whole number 1..1,000,000,000,000" in err
+    assert not out_dir.exists()
+
+
+def test_the_estimate_is_printed_before_playing_and_its_pilot_writes_no_rows(capsys, tmp_path):
+    study = _toy_study(tmp_path, games=6000)
+    code, out, err = run(capsys, "study", str(study), "--out", str(tmp_path / "d"), "--workers", "0")
+    assert code == 0, err
+    lines = out.splitlines()
+    estimate = next(i for i, line in enumerate(lines) if line.startswith("estimate: "))
+    played = next(i for i, line in enumerate(lines) if line.startswith("played "))
+    assert estimate < played
+    assert lines[estimate].startswith("estimate: 12,000 games in about ")
+    assert "of play on 1 worker (a ~" in lines[estimate] and ", b ~" in lines[estimate]
+    assert "games/s per core measured now" in lines[estimate]
+    games = pl.read_parquet(tmp_path / "d" / "*" / "*.parquet").group_by("arm").agg(
+        pl.len(), pl.col("game").n_unique().alias("unique"), pl.col("game").max().alias("last"))
+    assert sorted(games.rows()) == [("a", 6000, 6000, 5999), ("b", 6000, 6000, 5999)]
+    # finished: nothing to play, nothing to estimate
+    code, out, _ = run(capsys, "study", str(study), "--out", str(tmp_path / "d"), "--workers", "0")
+    assert code == 0 and "nothing to do" in out and "estimate:" not in out
+
+
+def test_no_estimate_and_tiny_studies_skip_the_pilot(capsys, tmp_path, monkeypatch):
+    import sim.estimate
+
+    def no_pilot(*args, **kwargs):
+        raise AssertionError("the pilot ran")
+
+    monkeypatch.setattr(sim.estimate, "time_arm", no_pilot)
+    monkeypatch.setattr(sim.estimate.estimate, "__defaults__", (no_pilot,))
+    study = _toy_study(tmp_path, games=2000)
+    code, out, err = run(capsys, "study", str(study), "--out", str(tmp_path / "d"), "--workers", "0",
+                         "--no-estimate")
+    assert code == 0, err
+    assert "estimate:" not in out
+    tiny = _toy_study(tmp_path, games=200)
+    code, out, err = run(capsys, "study", str(tiny), "--out", str(tmp_path / "t"), "--workers", "0")
+    assert code == 0, err
+    assert "estimate: none for 400 games (a study this small plays in about the time a pilot" in out
+
+
+def test_the_estimate_adds_each_arms_measured_cost_and_shares_it_over_the_workers():
+    from sim.estimate import SMALL_STUDY, estimate
+    from sim.spec import ArmSpec, StudySpec
+
+    arms = (ArmSpec.make("toy", 3, name="a"), ArmSpec.make("toy", 3, name="a2"),
+            ArmSpec.make("toy", 3, {"lowest_wins": True}, name="low"))
+    study = StudySpec("e", 1, 100_000, 10_000, arms)
+    asked = []
+
+    def timer(arm, seed, cap):  # 'a' and 'a2' cost the same: timed once, for both
+        asked.append((arm.name, cap))
+        return (1000, 0.01) if arm.name == "a" else (1000, 0.1)  # 100,000 and 10,000 games/s
+
+    todo = {"a": 100_000, "a2": 50_000, "low": 20_000}
+    result = estimate(study, todo, workers=2, batches=17, timer=timer)
+    assert asked == [("a", 15_000), ("low", 2_000)]  # a tenth of the games, at most
+    assert result.seconds == pytest.approx((150_000 / 100_000 + 20_000 / 10_000) / 2)
+    line = result.line()
+    assert line.startswith("estimate: 170,000 games in about 1.8 s of play on 2 workers ")
+    assert "a (+1 alike) ~100,000 games/s, low ~10,000 games/s per core measured now" in line
+    # one batch left: one worker plays it, however many there are
+    assert estimate(study, {"a": 10_000}, 2, 1, timer=timer).seconds == pytest.approx(0.1)
+    # a cluster of unknown size: per CPU
+    assert "per CPU of the cluster" in estimate(study, todo, None, 17, timer=timer).line()
+    assert estimate(study, {"a": SMALL_STUDY - 1}, 2, 1, timer=timer).seconds is None
+
+
+def test_the_pilot_doubles_its_chunks_until_its_time_or_its_cap():
+    from sim.estimate import time_arm
+    from sim.spec import ArmSpec
+
+    ticks = iter(i * 0.03 for i in range(1000))  # every chunk takes 0.03 s on this clock
+    arm = ArmSpec.make("toy", 3)
+    assert time_arm(arm, 1, cap=10**6, target=0.2, clock=lambda: next(ticks)) == (64, pytest.approx(0.03))
+    assert time_arm(arm, 1, cap=50, target=0.2, clock=lambda: next(ticks)) == (19, pytest.approx(0.03))
+
+
+def test_kernels_not_in_the_cache_are_announced_before_they_compile(capsys, tmp_path, monkeypatch):
+    import sim.estimate
+    from sim.spec import StudySpec
+
+    study = _toy_study(tmp_path, games=300)
+    code, out, err = run(capsys, "study", str(study), "--out", str(tmp_path / "d"), "--workers", "0")
+    assert code == 0, err
+    assert sim.estimate.uncompiled_games(StudySpec.from_toml(study)) == []  # loaded in this process
+    assert "compiling" not in out
+    monkeypatch.setattr(sim.estimate, "uncompiled_games", lambda study: ["toy"])
+    code, out, err = run(capsys, "study", str(study), "--out", str(tmp_path / "e"), "--workers", "0",
+                         "--no-estimate")
+    assert code == 0, err
+    assert "compiling the toy kernel first, not in the cache yet (once, until a file under " \
+           "kernels/ changes; typically 1-4 minutes" in out
+
+
+def test_trace_refuses_an_index_beyond_the_arms_games(capsys, tmp_path):
+    study = _toy_study(tmp_path, games=300)
+    assert run(capsys, "study", str(study), "--out", str(tmp_path / "d"), "--workers", "0")[0] == 0
+    code, out, _ = run(capsys, "trace", "--dataset", str(tmp_path / "d"), "--arm", "b", "--index", "299")
+    assert code == 0 and out.count("\n") > 3
+    for index in ("300", "5000", "-1"):
+        code, out, err = run(capsys, "trace", "--dataset", str(tmp_path / "d"), "--arm", "b",
+                             "--index", index)
+        assert code == 2 and out == ""
+        assert err == (f"kaartlab: error: --index={index}: arm 'b' of {tmp_path / 'd'} has 300 games, "
+                       "numbered 0..299\n")
+
+
+def test_games_lists_the_measures_a_question_can_name(capsys):
+    from reports.measures import catalogue
+
+    code, out, _ = run(capsys, "games", "knutten")
+    assert code == 0
+    listed = out.split("measures a [[question]] can name", 1)[1].splitlines()[1:]
+    names = [line.split()[0] for line in listed if line.startswith("    ")]
+    assert names == [m.name for m in catalogue("knutten")]
+    assert "seat0_edge" in names and "bites" in names
+    assert any(line.split()[:2] == ["bites", "count"] and line.endswith("(knutten)") for line in listed)
+    code, out, _ = run(capsys, "games")
+    assert code == 0
+    assert "  measures: seat0_edge, seat_share, balance, turns, rounds, score, bites," in out

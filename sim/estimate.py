@@ -1,0 +1,165 @@
+"""How long a study will play: a short timed pilot of every arm that costs differently, before the
+study plays, on kernels already compiled.
+
+The pilot plays an arm's first games through the call a batch makes (kernel and Arrow table), in
+chunks that double until about PILOT_SECONDS have passed; its rows are thrown away and count for
+nothing. The cost per game is read from the last, largest chunk (the fixed cost of a call weighs
+least there). Arms that differ only in their name cost the same and are timed once. A study so
+small that the pilot would cost about as much as playing it gets no pilot.
+
+What the estimate leaves out, and says so: writing the Parquet files, starting Ray, and what the
+machine's other load does to the cores after the pilot. The cost is measured on this machine now.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+PILOT_SECONDS = 0.2  # per arm that costs differently
+PILOT_SHARE = 10  # the pilot plays at most 1/PILOT_SHARE of an arm's games still to play
+SMALL_STUDY = 500  # fewer games to play in all: no pilot (it would cost about as much as the study)
+# A cold compile of one game's kernel on the 2-core machine: 0.5 (Wizard) to 4-6 minutes (Wippen),
+# docs/benchmarks.md; a cached kernel loads in about a second.
+COMPILE_NOTE = ("once, until a file under kernels/ changes; typically 1-4 minutes per game on 2 "
+                "cores, Wippen the longest; `kaartlab compile` does it ahead of time")
+
+
+@dataclass(frozen=True)
+class ArmCost:
+    arms: tuple[str, ...]  # the arms that cost this (they differ only in their names)
+    games: int  # games in the timed chunk
+    seconds: float
+
+    @property
+    def per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class Estimate:
+    games: int  # games still to play
+    seconds: float | None  # play time on the workers (None: no pilot)
+    workers: int | None  # cores playing at once; None: a cluster whose size is not known yet
+    costs: tuple[ArmCost, ...] = ()
+
+    def line(self) -> str:
+        """One line for the user, before the study plays."""
+        if self.seconds is None:
+            return (f"estimate: none for {self.games:,} games (a study this small plays in about "
+                    "the time a pilot would take to time it)")
+        where = (f"on {self.workers} worker{'s' if self.workers != 1 else ''}" if self.workers
+                 else "per CPU of the cluster (divide by its CPUs)")
+        return (f"estimate: {self.games:,} games in about {duration(self.seconds)} of play {where} "
+                f"({_rates(self.costs)} per core measured now; writing the files and starting Ray "
+                "come on top)")
+
+
+def _rates(costs: tuple[ArmCost, ...]) -> str:
+    def one(cost: ArmCost) -> str:
+        more = f" (+{len(cost.arms) - 1} alike)" if len(cost.arms) > 1 else ""
+        return f"{cost.arms[0]}{more} ~{_figure(cost.per_second)} games/s"
+
+    if len(costs) <= 3:
+        return ", ".join(one(c) for c in costs)
+    ordered = sorted(costs, key=lambda c: c.per_second)
+    return f"{len(costs)} arms, slowest {one(ordered[0])}, fastest {one(ordered[-1])}"
+
+
+def _figure(value: float) -> str:
+    """Two significant digits, with thousands separators: a pilot measures no more than that."""
+    if not math.isfinite(value) or value <= 0:
+        return "?"
+    digits = 1 - int(math.floor(math.log10(value)))
+    rounded = round(value, digits)
+    return f"{rounded:,.{digits}f}" if digits > 0 else f"{round(rounded):,}"
+
+
+def duration(seconds: float) -> str:
+    """'0.4 s', '14 s', '3.5 min', '2.1 h', '3.2 days': two significant digits."""
+    for unit, size, from_ in (("days", 86400, 2 * 86400), ("h", 3600, 2 * 3600), ("min", 60, 100)):
+        if seconds >= from_:
+            return f"{_figure(seconds / size)} {unit}"
+    return f"{_figure(seconds)} s" if seconds >= 0.1 else "under 0.1 s"
+
+
+def time_arm(arm, seed: int, cap: int, target: float = PILOT_SECONDS,
+             clock: Callable[[], float] = time.perf_counter) -> tuple[int, float]:
+    """Play the arm's first games in doubling chunks until `target` seconds have passed or `cap`
+    games are played; (games, seconds) of the last chunk. The rows are dropped."""
+    runner = arm.info.runner()
+    played, spent, chunk = 0, 0.0, 1
+    last = (0, 0.0)
+    while played < cap:
+        chunk = min(chunk, cap - played)
+        began = clock()
+        runner.play_batch(arm, seed, played, chunk)
+        took = clock() - began
+        played, spent, last = played + chunk, spent + took, (chunk, took)
+        if spent >= target:
+            break
+        chunk *= 2
+    return last
+
+
+def estimate(study, todo: dict[str, int], workers: int | None, batches: int,
+             timer=time_arm) -> Estimate:
+    """The play time of the games still to play (`todo`: arm name -> games), on `workers` cores
+    at once (None: a cluster of unknown size), `batches` batch files still to play."""
+    total = sum(todo.values())
+    if total < SMALL_STUDY:
+        return Estimate(total, None, workers)
+    groups: dict[str, list] = {}
+    for arm in study.arms:
+        if todo.get(arm.name, 0) > 0:
+            groups.setdefault(_cost_key(arm), []).append(arm)
+    costs, core_seconds = [], 0.0
+    for arms in groups.values():
+        games = sum(todo[a.name] for a in arms)
+        played, seconds = timer(arms[0], study.seed, max(1, games // PILOT_SHARE))
+        cost = ArmCost(tuple(a.name for a in arms), played, seconds)
+        costs.append(cost)
+        core_seconds += games / cost.per_second
+    at_once = min(workers, max(1, batches)) if workers else 1
+    return Estimate(total, core_seconds / at_once, workers and at_once, tuple(costs))
+
+
+def _cost_key(arm) -> str:
+    """Arms equal but for their name cost the same."""
+    return json.dumps(replace(arm, name="arm").to_dict(), sort_keys=True, default=str)
+
+
+# ------------------------------------------------------------------------------ compile state
+
+def uncompiled_games(study) -> list[str] | None:
+    """The games of the study whose batch kernel is not in Numba's on-disk cache for this code (so
+    the first call compiles it); None when that cannot be told (Numba internals moved)."""
+    missing = []
+    try:
+        for arm in study.arms:
+            if arm.game not in missing and not _cached(arm):
+                missing.append(arm.game)
+    except Exception:  # noqa: BLE001 - a Numba without these internals: say nothing
+        return None
+    return missing
+
+
+def _cached(arm) -> bool:
+    """Does the cache index of the game's driver hold the signature a batch of this arm calls?
+    (Numba's index is read only when its stamp matches the kernels' files: kernels/jit.py.)"""
+    import numba
+    import numpy as np
+
+    runner = arm.info.runner()
+    driver = importlib.import_module(runner.kernel_module).play_games_nb
+    inputs = runner.kernel_inputs(arm)
+    out = np.zeros(1, dtype=runner.enums().OUT_DTYPE).view(np.recarray)
+    args = (np.int64(0), np.int64(0), np.int64(1), *inputs, out, None, False)
+    signature = tuple(numba.typeof(a) for a in args)
+    if signature in driver.signatures:  # compiled (or loaded) in this process already
+        return True
+    index = driver._cache._cache_file._load_index()
+    return any(key[0] == signature for key in index)
