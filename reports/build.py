@@ -63,7 +63,7 @@ def answers_section(dataset: Dataset, answers: list[Answer]) -> Section:
                      "implies: " + "; ".join(f"{a.question.kind} ({', '.join(a.question.arms)})" for a in answers)
                      + ". Name your own to get them answered first."]
     sec.data = {"description": dataset.study.get("description", ""), "inferred": inferred,
-                "answers": [a.to_dict() for a in answers]}
+                "note": " ".join(sec.notes), "answers": [a.to_dict() for a in answers]}
     sec.answers = answers
     return sec
 
@@ -186,6 +186,7 @@ def build_report(dataset_dir, out_dir=None, *, edge: float | None = None, correc
     warning = completeness_section(dataset)
     if warning is not None:  # right under the answers, which it qualifies
         sections[0].notes.insert(0, f"{warning.title}: read the next section before these answers.")
+        sections[0].data["note"] = " ".join(sections[0].notes)
         sections.insert(1, warning)
     header, table = _header(dataset, games, options)
     paths = {"html": out / "report.html", "md": out / "report.md", "json": out / "summary.json"}
