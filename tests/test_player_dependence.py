@@ -45,7 +45,7 @@ def test_identical_answers_agree(tmp_path):
     turns = next(q for label, q in qs.items() if label.endswith("turns per game"))
     assert [a["mix"] for a in turns["answers"]] == ["cautious", "trap"]
     assert abs(turns["answers"][0]["estimate"] - 10.0) < 1.5
-    assert len(sec.verdicts) == 1 and sec.verdicts[0].startswith("The player mixes agree")
+    assert len(sec.verdicts) == 1 and sec.verdicts[0].startswith("No detectable difference between the player mixes")
     assert sec.tables[0].columns == ["question", "player mix", "estimate (95%)"]
 
 

@@ -181,8 +181,9 @@ def _verdicts(qs: list[Question]) -> list[str]:
                    f"{parts}.")
     agree = [q.label for q in qs if not q.disagree]
     if agree:
-        out.append("The player mixes agree (no detectable difference between their answers; the intervals in the "
-                   "table below say how large one could still be) on: " + "; ".join(agree) + ".")
+        out.append("No detectable difference between the player mixes' answers at this size (which is not proof "
+                   "that they agree: the intervals in the table below say how large a difference could still be) "
+                   "on: " + "; ".join(agree) + ".")
     return out
 
 

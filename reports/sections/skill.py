@@ -121,10 +121,13 @@ def _verdict(ctx: Context, res: SkillResult, others: int) -> str:
         word = "more" if res.share.value > res.fair else "less"
         body = f": detectably {word} than fair ({adjusted(res.claim)})"
     else:
-        body = ": not detectably different from fair, luck decides at this size"
+        body = (f": not detectably different from fair at this size (a skill edge of up to "
+                f"{max(abs(res.share.lo - res.fair), abs(res.share.hi - res.fair)) * 100:.2g} percentage points is "
+                f"still possible)")
     tail = "" if res.complete else (f"; it sat only in seat(s) {text.seat_list(res.seats)}, so the share mixes "
                                     f"skill with those seats")
-    pick = f" It is the strongest of {others} candidates (picked after looking)." if others > 1 else ""
+    pick = (f" It has the highest point estimate of {others} candidates (picked after looking, so not a ranking)."
+            if others > 1 else "")
     return head + body + tail + "." + pick
 
 
