@@ -107,7 +107,8 @@ GS_REMISES = 1
 GS_PASSES = 2
 GS_FIRST_READER_WINS = 3
 GS_ACTIONS = 4
-N_GAME_STATS = 5
+GS_GROTE_LEADER = 5  # this turn's leader when its first Grote Kans was carried out, or -1 (not a counter)
+N_GAME_STATS = 6
 
 # Counters per action kind (action_stats columns)
 AS_DRAWN = 0

@@ -52,6 +52,7 @@ from kernels.wieweetwat.enums import (
     EV_WRONG,
     GS_ACTIONS,
     GS_CATEGORIES,
+    GS_GROTE_LEADER,
     GS_PASSES,
     GS_REMISES,
     HAND_MASK,
@@ -221,6 +222,10 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
         target = -1
         if action == A_GROTE_KANS:
             grote = True
+            # its swing is measured where it acts, around the extras of the category read next
+            # (play_round_nb), for the leader as it is now
+            if game_stats[GS_GROTE_LEADER] < 0:
+                game_stats[GS_GROTE_LEADER] = leader
         elif action == A_VICIEUZE_CIRKEL:
             # a new category card of its own; action cards met on the way join the queue
             own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
@@ -390,6 +395,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
         winner = -1
         b = 0.0
         grote = False
+        game_stats[GS_GROTE_LEADER] = -1
         while True:
             # the card (the first, or a remise's new one) and the action cards drawn before it
             card, queue_n = draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n,
@@ -524,10 +530,18 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                                   rule_f[RF_FOLLOW_TIME], hands, hand_n, ldisc, pile_n, seat_stats,
                                   letter_stats, trace, at)
                 if grote:
+                    # Grote Kans's swing: the hand sizes around the extra cards it allows (the
+                    # reader, who does not answer, and the leader when the card was carried out);
+                    # once per turn, however many Grote Kans cards the turn drew
+                    gk_leader = game_stats[GS_GROTE_LEADER]
+                    reader_before = hand_n[reader]
+                    leader_before = hand_n[gk_leader]
                     grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
                                          rule_f[RF_GROTE_KANS_SECONDS], rule_i[R_GROTE_KANS_CARDS],
                                          hands, hand_n, ldisc, pile_n, seat_stats, letter_stats,
                                          letter_times, chosen, trace, at)
+                    action_stats[A_GROTE_KANS, AS_SELF_CHANGE] += hand_n[reader] - reader_before
+                    action_stats[A_GROTE_KANS, AS_LEADER_CHANGE] += hand_n[gk_leader] - leader_before
                 if rule_i[R_COUNTER_ATTACKS] != 0:
                     counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i,
                                       seat_f, rates, b, share, hands, hand_n, lpile, ldisc, pile_n,

@@ -157,7 +157,8 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wieweetwat",
     title="Wie Weet Wat: Kaartspel",
-    version=2,  # 2: ziggurat exponential times, letters drawn only for answers said
+    version=3,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
+    # Kans's swing measured around the extra cards it allows (play unchanged)
     min_players=3,
     max_players=6,
     rules=(
@@ -237,10 +238,12 @@ GAME = Game(
                "vicieuze_cirkel, rotonde, verkiezingspartij, verloren_geluk, te_veel_keuze, "
                "pechvogel)", "actions"),
         Column("action_self_change", "list<int32>", "per action: the reader's hand size after it "
-               "minus before, summed over the game", "actions"),
+               "minus before, summed over the game; Grote Kans: around the extra cards of the "
+               "category it acts on (once per turn)", "actions"),
         Column("action_leader_change", "list<int32>", "per action: the hand size change of the "
-               "reader's opponent with the fewest cards before it, summed over the game",
-               "actions"),
+               "reader's opponent with the fewest cards before it, summed over the game; Grote "
+               "Kans: that opponent's change around the extra cards of the category it acts on "
+               "(once per turn)", "actions"),
         Column("letters_left", "list<int32>", "letter cards per kind (a..z, then the Wie Weet Wat "
                "card) left in hands at the end of each round, summed over the rounds", "letters"),
         Column("letters_shed", "list<int32>", "letter cards per kind (a..z, www) got rid of by "
