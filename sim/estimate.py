@@ -2,19 +2,24 @@
 study plays, on kernels already compiled.
 
 The pilot plays an arm's first games through the call a batch makes (kernel and Arrow table), in
-chunks that double until about PILOT_SECONDS have passed; its rows are thrown away and count for
-nothing. The cost per game is read from the last, largest chunk (the fixed cost of a call weighs
-least there). Arms that differ only in their name cost the same and are timed once. A study so
+chunks that double until about PILOT_SECONDS of CPU time have passed; its rows are thrown away
+and count for nothing. The cost per game is read from the largest chunk (the fixed cost of a call
+weighs least there), with that chunk encoded as a batch file is (Parquet in memory, nothing
+written): for a fast game the encoding costs more than the play. CPU time, not wall time: on a
+busy machine a pilot of a fraction of a second is stalled by chance, and one stall would be read
+as a slow game; the machine's load is reported beside the estimate instead. Arms that differ only in their name cost the same and are timed once. A study so
 small that the pilot would cost about as much as playing it gets no pilot.
 
-What the estimate leaves out, and says so: writing the Parquet files, starting Ray, and what the
-machine's other load does to the cores after the pilot. The cost is measured on this machine now.
+What the estimate leaves out, and says so: starting Ray and its workers (each loads the kernels:
+seconds, more on a busy machine), putting the bytes on disk, and the share of the cores that other
+work on the machine takes (the load average is shown when it exceeds the cores). The cost is measured on this machine now.
 """
 from __future__ import annotations
 
 import importlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -45,6 +50,8 @@ class Estimate:
     seconds: float | None  # play time on the workers (None: no pilot)
     workers: int | None  # cores playing at once; None: a cluster whose size is not known yet
     costs: tuple[ArmCost, ...] = ()
+    load: float = 0.0  # the machine's 1-minute load average when measured
+    cores: int = 1  # this machine's cores
 
     def line(self) -> str:
         """One line for the user, before the study plays."""
@@ -53,9 +60,11 @@ class Estimate:
                     "the time a pilot would take to time it)")
         where = (f"on {self.workers} worker{'s' if self.workers != 1 else ''}" if self.workers
                  else "per CPU of the cluster (divide by its CPUs)")
+        busy = (f"; this machine is busy (load {self.load:.1f} on {self.cores} cores), so expect "
+                "longer" if self.load > self.cores else "")
         return (f"estimate: {self.games:,} games in about {duration(self.seconds)} of play {where} "
-                f"({_rates(self.costs)} per core measured now; writing the files and starting Ray "
-                "come on top)")
+                f"({_rates(self.costs)} per core measured now, Parquet encoding included; starting "
+                f"Ray and its workers comes on top{busy})")
 
 
 def _rates(costs: tuple[ArmCost, ...]) -> str:
@@ -87,22 +96,39 @@ def duration(seconds: float) -> str:
 
 
 def time_arm(arm, seed: int, cap: int, target: float = PILOT_SECONDS,
-             clock: Callable[[], float] = time.perf_counter) -> tuple[int, float]:
+             clock: Callable[[], float] = time.process_time) -> tuple[int, float]:
     """Play the arm's first games in doubling chunks until `target` seconds have passed or `cap`
-    games are played; (games, seconds) of the last chunk. The rows are dropped."""
+    games are played; (games, seconds) of the largest chunk, its Parquet encoding included. The
+    rows are dropped."""
     runner = arm.info.runner()
     played, spent, chunk = 0, 0.0, 1
-    last = (0, 0.0)
-    while played < cap:
+    largest = (0, 0.0, None)
+    while True:
         chunk = min(chunk, cap - played)
         began = clock()
-        runner.play_batch(arm, seed, played, chunk)
+        table = runner.play_batch(arm, seed, played, chunk)
         took = clock() - began
-        played, spent, last = played + chunk, spent + took, (chunk, took)
-        if spent >= target:
-            break
+        played, spent = played + chunk, spent + took
+        if chunk >= largest[0]:
+            largest = (chunk, took, table)
+        if spent >= target or played >= cap:
+            games, took, table = largest
+            began = clock()
+            _encode(table)
+            return games, took + clock() - began
         chunk *= 2
-    return last
+
+
+def _encode(table) -> int:
+    """The batch file's bytes, as StudyDir.write_batch makes them, in memory; their count."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipelines.storage import PARQUET_OPTIONS, delta_columns
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **PARQUET_OPTIONS, column_encoding=delta_columns(table.schema))
+    return sink.getvalue().size
 
 
 def estimate(study, todo: dict[str, int], workers: int | None, batches: int,
@@ -124,7 +150,15 @@ def estimate(study, todo: dict[str, int], workers: int | None, batches: int,
         costs.append(cost)
         core_seconds += games / cost.per_second
     at_once = min(workers, max(1, batches)) if workers else 1
-    return Estimate(total, core_seconds / at_once, workers and at_once, tuple(costs))
+    return Estimate(total, core_seconds / at_once, workers and at_once, tuple(costs), _load(),
+                    os.cpu_count() or 1)
+
+
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
 
 
 def _cost_key(arm) -> str:

@@ -273,6 +273,8 @@ def test_no_estimate_and_tiny_studies_skip_the_pilot(capsys, tmp_path, monkeypat
 
 
 def test_the_estimate_adds_each_arms_measured_cost_and_shares_it_over_the_workers():
+    from dataclasses import replace
+
     from sim.estimate import SMALL_STUDY, estimate
     from sim.spec import ArmSpec, StudySpec
 
@@ -289,8 +291,11 @@ def test_the_estimate_adds_each_arms_measured_cost_and_shares_it_over_the_worker
     result = estimate(study, todo, workers=2, batches=17, timer=timer)
     assert asked == [("a", 15_000), ("low", 2_000)]  # a tenth of the games, at most
     assert result.seconds == pytest.approx((150_000 / 100_000 + 20_000 / 10_000) / 2)
-    line = result.line()
+    line = replace(result, load=0.5, cores=2).line()
     assert line.startswith("estimate: 170,000 games in about 1.8 s of play on 2 workers ")
+    assert "busy" not in line
+    busy = replace(result, load=9.0, cores=2).line()
+    assert busy.endswith("comes on top; this machine is busy (load 9.0 on 2 cores), so expect longer)")
     assert "a (+1 alike) ~100,000 games/s, low ~10,000 games/s per core measured now" in line
     # one batch left: one worker plays it, however many there are
     assert estimate(study, {"a": 10_000}, 2, 1, timer=timer).seconds == pytest.approx(0.1)
@@ -303,10 +308,13 @@ def test_the_pilot_doubles_its_chunks_until_its_time_or_its_cap():
     from sim.estimate import time_arm
     from sim.spec import ArmSpec
 
-    ticks = iter(i * 0.03 for i in range(1000))  # every chunk takes 0.03 s on this clock
+    ticks = iter(i * 0.03 for i in range(1000))  # every chunk, and the encoding, take 0.03 s here
     arm = ArmSpec.make("toy", 3)
-    assert time_arm(arm, 1, cap=10**6, target=0.2, clock=lambda: next(ticks)) == (64, pytest.approx(0.03))
-    assert time_arm(arm, 1, cap=50, target=0.2, clock=lambda: next(ticks)) == (19, pytest.approx(0.03))
+    # 1, 2, ..., 64 games: 0.21 s; the largest chunk's play and its encoding
+    assert time_arm(arm, 1, cap=10**6, target=0.2, clock=lambda: next(ticks)) == (64, pytest.approx(0.06))
+    # 1, 2, 4, 8, 16 and the 19 left of the cap
+    assert time_arm(arm, 1, cap=50, target=0.2, clock=lambda: next(ticks)) == (19, pytest.approx(0.06))
+    assert time_arm(arm, 1, cap=1, target=0.2, clock=lambda: next(ticks)) == (1, pytest.approx(0.06))
 
 
 def test_kernels_not_in_the_cache_are_announced_before_they_compile(capsys, tmp_path, monkeypatch):
