@@ -48,7 +48,7 @@ class Answer:
 # -- formatting --------------------------------------------------------------------------------------
 def pp(est: Estimate) -> str:
     """'-0.63 percentage points (-0.75 to -0.51)'."""
-    return text.points(est).replace(" points", " percentage points", 1)
+    return text.points(est)
 
 
 def _delta(c: Comparison, est: Estimate | None = None) -> str:

@@ -76,13 +76,13 @@ def signed(x: float, digits: int) -> str:
 
 
 def points(est: Estimate, digits: int | None = None) -> str:
-    """A difference of shares in percentage points: '+2.1 points (1.8 to 2.4)'."""
+    """A difference of shares in percentage points: '+2.1 percentage points (1.8 to 2.4)'."""
     if digits is None:
         digits = share_digits(est)
     digits = zero_safe_digits(est.lo * 100, est.hi * 100, digits) if _finite(est.lo, est.hi) else digits
     if not _finite(est.lo, est.hi):
-        return f"{signed(est.value * 100, digits)} points"
-    return (f"{signed(est.value * 100, digits)} points "
+        return f"{signed(est.value * 100, digits)} percentage points"
+    return (f"{signed(est.value * 100, digits)} percentage points "
             f"({signed(est.lo * 100, digits)} to {signed(est.hi * 100, digits)})")
 
 

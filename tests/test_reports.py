@@ -83,16 +83,19 @@ def test_detectable_edge_and_games_for_the_named_edge(tmp_path):
     cols = written["columns"]["small"]
     w0 = (cols["winner_mask"] & 1) / cols["n_winners"]
     sd = w0.std(ddof=1)
-    z = sps.norm.ppf(0.975) + sps.norm.ppf(0.8)
     for edge in (0.01, 0.03):
         st = seat_stats(tmp_path, edge=edge)["small"]
+        # power for the test the report runs: Holm over its claims, whose first step is alpha / claims
+        claims = sum(np.isfinite(c.p_value) for c in st.edge_claim.family.claims.values())
+        assert claims >= 2 and st.test_level == pytest.approx(0.05 / claims)
+        z = sps.norm.ppf(1 - st.test_level / 2) + sps.norm.ppf(0.8)
         assert not st.edge.excludes(0.0)
         assert st.detectable == pytest.approx(z * sd / np.sqrt(300), rel=1e-3)
         assert st.needed == pytest.approx(np.ceil((z * sd / edge) ** 2), abs=1)
         verdict = first_player.edge_verdict(st)
         assert "no detectable first-player advantage" in verdict
-        assert f"detects edges of {st.detectable * 100:.2g} points" in verdict
-        assert f"an edge of {edge * 100:g} point" in verdict and f"about {int(st.needed):,} games" in verdict
+        assert f"detects edges of {st.detectable * 100:.2g} percentage points" in verdict
+        assert f"an edge of {edge * 100:g} percentage point" in verdict and f"about {int(st.needed):,} games" in verdict
         assert "with 95% confidence the edge is within +-" in verdict
     # the named edge comes from study.json's report table too, and bad values are refused
     manifest = json.loads((tmp_path / "study.json").read_text())

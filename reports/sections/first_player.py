@@ -195,14 +195,14 @@ def _edge_verdict(st: SeatStats) -> str:
     share, edge = st.shares[0], st.edge
     d = text.zero_safe_digits(edge.lo * 100, edge.hi * 100, text.share_digits(share))
     head = f"{st.arm.name}: seat 0 wins {text.share_ci(share)} of {st.arm.players}-player games"
-    size = f"{abs(edge.value) * 100:.{d}f} points"
+    size = f"{abs(edge.value) * 100:.{d}f} percentage points"
     if st.edge_claim.detected:
         side = "above" if edge.value > 0 else "below"
         what = "advantage" if edge.value > 0 else "disadvantage"
         small = "a small but real" if abs(edge.value) < 0.01 else "a real"
         return (f"{head}, {size} {side} a fair share ({text.pct(st.fair)}): {small} first-player {what} "
                 f"({adjusted(st.edge_claim)}).")
-    out = (f"{head}, {text.signed(edge.value * 100, d)} points against a fair share of {text.pct(st.fair)}: "
+    out = (f"{head}, {text.signed(edge.value * 100, d)} percentage points against a fair share of {text.pct(st.fair)}: "
            f"no detectable first-player advantage")
     if edge.excludes(0.0):
         out += (f" after correcting for the report's {len(st.edge_claim.family.claims)} claims "

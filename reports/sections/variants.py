@@ -93,20 +93,23 @@ def pair_verdict(pair: Pair, comps: list[Comparison], name: str | None = None) -
     if n == 0:
         return f"{name or pair.key}: the two arms share no game indices, no paired comparison."
     found = [c for c in comps if c.detected]
-    flat = [c for c in comps if not c.detected]
+    flat = [c for c in comps if not c.detected and not c.fixed]
+    fixed = [c for c in comps if c.fixed]
     head = f"{name or pair.key} ({pair.describe_changes()}; paired on {text.count(n)} shared game seeds): "
-    body = "; ".join(f"{c.measure.label} {fmt_diff(c)}" for c in found) if found else \
+    body = ("detectable change in " + ", ".join(c.measure.label for c in found)) if found else \
         "no detectable change in any measure"
     if found and flat:
         body += "; no detectable change in " + ", ".join(c.measure.label for c in flat)
-    return head + body + "."
+    if fixed:
+        body += "; fixed by the rules, not tested: " + ", ".join(c.measure.label for c in fixed)
+    return head + body + " (numbers in the table)."
 
 
 def comparison_table(pair: Pair, comps: list[Comparison], title: str | None = None) -> Table:
     rows = [[c.measure.label, fmt_mean(c, c.baseline), fmt_mean(c, c.variant), fmt_diff(c),
              fmt_interval(c, c.unpaired), text.ratio(c.narrowing),
              text.p_value(c.claim.adjusted, bare=True) if c.claim else "n/a",
-             "yes" if c.detected else "no"] for c in comps]
+             "fixed by the rules" if c.fixed else "yes" if c.detected else "no"] for c in comps]
     name = comps[0].claim.family.name if comps and comps[0].claim else "Holm"
     return Table(title or f"{pair.b.name} vs {pair.a.name} ({pair.describe_changes()})",
                  ["measure", pair.a.name, pair.b.name, "difference (paired 95%)", "unpaired 95%", "narrower",
