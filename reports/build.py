@@ -149,7 +149,7 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
     common = {k: arms[0]["rules"].get(k) for k in names if k not in varying}
     table = Table("Arms", ["arm", "game", "players", "rules that differ", "policies (seat 0 first)", "games"],
                   [[a["name"], a["game"], str(a["players"]),
-                    ", ".join(f"{k}={a['rules'].get(k)}" for k in varying) or "-",
+                    ", ".join(f"{k}={text.rule_value(a['rules'].get(k))}" for k in varying) or "-",
                     ", ".join(a["policies"]),
                     text.count(a["games"]) + ("" if a["planned"] in (None, a["games"])
                                               else f" of {text.count(a['planned'])}")] for a in arms],
