@@ -20,7 +20,8 @@ adapts them to per-game aggregates and names the conventions (docs/statistics.md
   interval on the same games is kept alongside, to show what the pairing buys.
 * What a study can detect: the smallest edge detectable at its size (``detectable_edge``) and the
   games needed for an edge the user names (``games_for_edge``), from the per-game variance
-  (statsmodels ``NormalIndPower``), never from the observed edge.
+  (statsmodels ``NormalIndPower``), never from the observed edge, and at the level the report really
+  tests at: alpha / claims when the report corrects its claims together (``claim_level``).
 """
 from __future__ import annotations
 
@@ -354,22 +355,33 @@ def range_difference(mean_a, mean_b, cov_joint, n: int, alpha: float = ALPHA,
 
 
 # -- what a study can detect --------------------------------------------------------------------------
-def detectable_edge(sd: float, n: int, alpha: float = ALPHA, power: float = POWER) -> float:
-    """Smallest difference a two-sided test at level alpha detects with the given power in n games
-    whose per-game values have standard deviation sd (statsmodels NormalIndPower, one sample)."""
+def claim_level(alpha: float = ALPHA, tests: int = 1) -> float:
+    """The level one claim is tested at when ``tests`` claims are corrected together: alpha / tests,
+    Bonferroni's level and the first step of Holm's. Holm rejects every claim whose p-value is at or
+    below it (whatever the other claims do), so power computed at this level is a floor for the
+    corrected test the report runs; Benjamini-Hochberg rejects at least as much as Holm."""
+    return float(alpha) / max(int(tests), 1)
+
+
+def detectable_edge(sd: float, n: int, alpha: float = ALPHA, power: float = POWER, tests: int = 1) -> float:
+    """Smallest difference a two-sided test detects with the given power in n games whose per-game
+    values have standard deviation sd (statsmodels NormalIndPower, one sample), at the level the
+    report really tests it: alpha / tests when ``tests`` claims are corrected together (claim_level)."""
     if not (n and n > 1 and np.isfinite(sd) and sd > 0):
         return math.nan
-    d = NormalIndPower().solve_power(nobs1=n, alpha=alpha, power=power, ratio=0, alternative="two-sided")
+    d = NormalIndPower().solve_power(nobs1=n, alpha=claim_level(alpha, tests), power=power, ratio=0,
+                                     alternative="two-sided")
     return float(np.asarray(d).item()) * sd
 
 
-def games_for_edge(edge: float, sd: float, alpha: float = ALPHA, power: float = POWER) -> float:
-    """Games for a two-sided test at level alpha to detect a difference ``edge`` with the given power,
-    per-game standard deviation sd (shared wins included); statsmodels NormalIndPower, one sample."""
+def games_for_edge(edge: float, sd: float, alpha: float = ALPHA, power: float = POWER, tests: int = 1) -> float:
+    """Games for a two-sided test to detect a difference ``edge`` with the given power, per-game
+    standard deviation sd (shared wins included), at level alpha / tests (claim_level); statsmodels
+    NormalIndPower, one sample."""
     if not (edge and np.isfinite(edge) and np.isfinite(sd) and sd > 0):
         return math.nan
-    n = NormalIndPower().solve_power(effect_size=abs(edge) / sd, alpha=alpha, power=power, ratio=0,
-                                     alternative="two-sided")
+    n = NormalIndPower().solve_power(effect_size=abs(edge) / sd, alpha=claim_level(alpha, tests), power=power,
+                                     ratio=0, alternative="two-sided")
     return float(math.ceil(float(np.asarray(n).item())))
 
 
