@@ -8,6 +8,13 @@ the sandwich H^+ M H^+: H the observed information, M the sum over games of the 
 each game's score (its comparisons' gradients added up), times G/(G-1) for G games (statsmodels'
 cluster convention). The caller computes the per-game scores (reports/sections/ratings.py does it
 in Polars; the tests in numpy); this module only needs their sum of outer products.
+
+A contrast can have no sampling variance at all: players that hold each other's seats on the same
+deals (arms share seeds, game i deals the same cards in every arm) and play alike have the same
+record in every game index, so their difference is 0 in every cluster. The fit then returns a
+rounding error (1e-15) with a zero-width interval around it, which reads as "excludes 0". Such a
+contrast is reported as what it is: exactly its value (0 when within the fit's tolerance), a
+zero-width interval and no test (``_exact``).
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ ELO = 400.0 / math.log(10.0)  # Elo points per unit of log-odds: a 400-point gap
 NEWTON_STEPS = 50
 TOLERANCE = 1e-10
 MAX_RATING = 20.0  # log-odds; a player that wins every comparison has no finite rating
+EXACT = 1e-7  # log-odds: a standard error or a value below this is the fit's rounding (Newton stops at 1e-10)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -128,10 +136,9 @@ class Ratings:
 
     def rating(self, i: int, alpha: float = ALPHA) -> Estimate:
         """Elo points against the players' average (0)."""
-        se = math.sqrt(max(float(self.cov[i, i]), 0.0))
-        v, z = float(self.theta[i]), _z(alpha)
-        p = 2 * float(_norm_sf(abs(v) / se)) if se > 0 else math.nan
-        return Estimate(v, v - z * se, v + z * se, self.games, "Bradley-Terry, clustered by game", p).scale(ELO)
+        lvec = np.zeros(len(self.theta))
+        lvec[i] = 1.0
+        return self._linear(lvec, alpha).scale(ELO)
 
     def difference(self, i: int, j: int, alpha: float = ALPHA) -> Estimate:
         """Elo points of i minus j."""
@@ -152,17 +159,34 @@ class Ratings:
         grad[i] = float((p * (1 - p)).mean())
         grad[others] = -p * (1 - p) / len(others)
         se = math.sqrt(max(float(grad @ self.cov @ grad), 0.0))
+        if se < EXACT:
+            return _exact(value, 0.5, self.games, "Bradley-Terry, fixed by the design")
         z = _z(alpha)
-        pv = 2 * float(_norm_sf(abs(value - 0.5) / se)) if se > 0 else math.nan
+        pv = 2 * float(_norm_sf(abs(value - 0.5) / se))
         return Estimate(value, value - z * se, value + z * se, self.games, "Bradley-Terry, delta method",
                         pv).clip(0.0, 1.0)
 
     def _linear(self, lvec: np.ndarray, alpha: float) -> Estimate:
         v = float(lvec @ self.theta)
         se = math.sqrt(max(float(lvec @ self.cov @ lvec), 0.0))
+        if se < EXACT:
+            return _exact(v, 0.0, self.games, "Bradley-Terry, fixed by the design")
         z = _z(alpha)
-        p = 2 * float(_norm_sf(abs(v) / se)) if se > 0 else math.nan
+        p = 2 * float(_norm_sf(abs(v) / se))
         return Estimate(v, v - z * se, v + z * se, self.games, "Bradley-Terry, clustered by game", p)
+
+    def fixed(self, i: int, j: int) -> bool:
+        """True when i minus j does not vary from game index to game index: the design fixes it."""
+        d = self.difference(i, j)
+        return d.lo == d.hi
+
+
+def _exact(value: float, ref: float, games: int, method: str) -> Estimate:
+    """A contrast without sampling variance: its value, the reference itself when the difference is
+    the fit's rounding, a zero-width interval and no test (p-value nan: it is not a claim)."""
+    if abs(value - ref) < EXACT:
+        value = ref
+    return Estimate(value, value, value, games, method)
 
 
 def _norm_sf(x: float) -> float:

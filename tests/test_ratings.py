@@ -144,3 +144,34 @@ def test_section_ranks_the_stronger_player_first(tmp_path):
     assert sec is not None and "strong" in sec.verdicts[0]
     assert sec.data["groups"][0]["players"]["strong"]["elo"]["estimate"] > 0
     assert sec.tables and sec.figures
+
+
+def test_players_that_swap_seats_on_the_same_deals_are_exactly_level():
+    """Identical players that hold each other's seats on the same deals have the same record in every
+    game index: their difference has no sampling variance, and the fit leaves a rounding error
+    (1e-15) with a zero-width interval around it. Before, that interval 'excluded 0' and the section
+    said so; now the difference is exactly 0, untested, and the section says they cannot be ranked."""
+    r = bt.Ratings(["a", "b", "c"], np.array([0.02 + 3e-15, 0.02 - 2e-15, -0.04]),
+                   np.array([[1e-4, 1e-4, -2e-4], [1e-4, 1e-4, -2e-4], [-2e-4, -2e-4, 4e-4]]), 500, True, True)
+    d = r.difference(0, 1)
+    assert (d.value, d.lo, d.hi) == (0.0, 0.0, 0.0) and not d.excludes(0.0) and d.p_value != d.p_value
+    assert r.fixed(0, 1) and not r.fixed(0, 2)
+    assert r.difference(0, 2).hi > r.difference(0, 2).lo  # a contrast with variance keeps its interval
+
+
+def test_section_on_identical_players_rotated_over_shared_deals(tmp_path):
+    """The fixtures deal game i alike in every arm (common random numbers) and the players are all
+    the same: 'a' and 'b' swap seats 0 and 1, so every game index gives them the same record."""
+    tables = [("a", "b", "c", "c"), ("b", "a", "c", "c")]
+    arms = [FakeArm(f"swap{i}", games=600, policies=t) for i, t in enumerate(tables)]
+    write_study(tmp_path, arms, seed=5)  # with this seed 'a' and 'b' are rated above 'c'
+    ds = Dataset(tmp_path)
+    ctx = Context(ds, "knutten", Options.resolve(ds.study))
+    r = ratings_section.rating_groups(ctx)[0].ratings
+    a, b, c = (r.players.index(p) for p in "abc")
+    assert abs(r.theta[a] - r.theta[b]) < 1e-9 and r.theta[a] > r.theta[c]
+    assert r.fixed(a, b) and r.difference(a, b).value == 0.0 and not r.difference(a, b).excludes(0.0)
+    ctx.family.correct()
+    sec = ratings_section.section(ctx)
+    assert any("cannot rank them" in v for v in sec.verdicts), sec.verdicts
+    assert not any("excludes 0" in v for v in sec.verdicts), sec.verdicts

@@ -32,6 +32,8 @@ NOTES = [
     "Intervals: the observed information with a sandwich covariance clustered by game index: the pairs "
     "of one game are decided together, and game i of every arm deals the same cards, so all comparisons "
     "made on game i form one cluster.",
+    "A difference that is the same in every game index (players that hold each other's seats on the same "
+    "deals and play alike) has no interval: it is exact, and the ratings say the players cannot be ranked.",
     "Expected share against the field: the model's chance that the player finishes ahead of an opponent "
     "drawn evenly from the other players of the group (delta-method interval); 50% is an average player.",
     "The model has no seat effect: when the arms do not seat every pair of players in both orders equally "
@@ -126,11 +128,17 @@ def _verdicts(g: RatingGroup, many: bool) -> list[str]:
     if len(order) > 1:
         nxt = order[1]
         gap = r.difference(top, nxt)
-        tail = ("its interval excludes 0" if gap.excludes(0.0) else "its interval includes 0: the two are not "
-                "told apart by the ratings")
-        out.append(f"{r.players[top]} is rated highest, {text.value_ci(gap, signed_values=True)} Elo points above "
-                   f"{r.players[nxt]} ({tail}); it would finish ahead of an average opponent of the group in "
-                   f"{text.share_ci(r.field_share(top))} of their encounters.")
+        if r.fixed(top, nxt) and gap.value == 0.0:
+            # no sampling variance: on the same deals the two hold each other's seats and play alike
+            out.append(f"{r.players[top]} and {r.players[nxt]} share the highest rating: in every game index their "
+                       f"records against the rest of the field are the same (they hold each other's seats on the "
+                       f"same deals), so the data cannot rank them.")
+        else:
+            tail = ("its interval excludes 0" if gap.excludes(0.0) else "its interval includes 0: the two are not "
+                    "told apart by the ratings")
+            out.append(f"{r.players[top]} is rated highest, {text.value_ci(gap, signed_values=True)} Elo points "
+                       f"above {r.players[nxt]} ({tail}); it would finish ahead of an average opponent of the group "
+                       f"in {text.share_ci(r.field_share(top))} of their encounters.")
     if not g.balanced:
         out.append("The arms do not seat every pair of players before each other equally often: the ratings mix "
                    "the players with the seats they held (rotate the players over the seats to separate them).")
