@@ -5,14 +5,14 @@ The pilot plays an arm's first games through the call a batch makes (kernel and 
 chunks that double until about PILOT_SECONDS of CPU time have passed; its rows are thrown away
 and count for nothing. The cost per game is read from the largest chunk (the fixed cost of a call
 weighs least there), with that chunk encoded as a batch file is (Parquet in memory, nothing
-written): for a fast game the encoding costs more than the play. CPU time, not wall time: on a
-busy machine a pilot of a fraction of a second is stalled by chance, and one stall would be read
-as a slow game; the machine's load is reported beside the estimate instead. Arms that differ only in their name cost the same and are timed once. A study so
+written): for a fast game the encoding costs more than the play. The cost is CPU time, not wall
+time (on a busy machine a pilot of a fraction of a second is stalled by chance, and one stall would
+be read as a slow game); the share of a core the whole pilot got (CPU over wall time) then turns it
+into wall time, as the machine's other work will take its part from the workers too. Arms that differ only in their name cost the same and are timed once. A study so
 small that the pilot would cost about as much as playing it gets no pilot.
 
 What the estimate leaves out, and says so: starting Ray and its workers (each loads the kernels:
-seconds, more on a busy machine), putting the bytes on disk, and the share of the cores that other
-work on the machine takes (the load average is shown when it exceeds the cores). The cost is measured on this machine now.
+seconds, more on a busy machine), and putting the bytes on disk. The cost is measured on this machine now.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 PILOT_SECONDS = 0.2  # per arm that costs differently
 PILOT_SHARE = 10  # the pilot plays at most 1/PILOT_SHARE of an arm's games still to play
+BUSY_SHARE = 0.8  # a pilot that got less of a core than this says the machine is busy
 SMALL_STUDY = 500  # fewer games to play in all: no pilot (it would cost about as much as the study)
 # A cold compile of one game's kernel on the 2-core machine: 0.5 (Wizard) to 4-6 minutes (Wippen),
 # docs/benchmarks.md; a cached kernel loads in about a second.
@@ -50,8 +51,8 @@ class Estimate:
     seconds: float | None  # play time on the workers (None: no pilot)
     workers: int | None  # cores playing at once; None: a cluster whose size is not known yet
     costs: tuple[ArmCost, ...] = ()
+    share: float = 1.0  # the share of a core the pilot got (CPU over wall time); seconds allow for it
     load: float = 0.0  # the machine's 1-minute load average when measured
-    cores: int = 1  # this machine's cores
 
     def line(self) -> str:
         """One line for the user, before the study plays."""
@@ -60,8 +61,8 @@ class Estimate:
                     "the time a pilot would take to time it)")
         where = (f"on {self.workers} worker{'s' if self.workers != 1 else ''}" if self.workers
                  else "per CPU of the cluster (divide by its CPUs)")
-        busy = (f"; this machine is busy (load {self.load:.1f} on {self.cores} cores), so expect "
-                "longer" if self.load > self.cores else "")
+        busy = (f"; the machine is busy (load {self.load:.1f}): the pilot got {self.share:.0%} of a "
+                "core, and so does the estimate" if self.share < BUSY_SHARE else "")
         return (f"estimate: {self.games:,} games in about {duration(self.seconds)} of play {where} "
                 f"({_rates(self.costs)} per core measured now, Parquet encoding included; starting "
                 f"Ray and its workers comes on top{busy})")
@@ -132,9 +133,10 @@ def _encode(table) -> int:
 
 
 def estimate(study, todo: dict[str, int], workers: int | None, batches: int,
-             timer=time_arm) -> Estimate:
+             timer=time_arm, share: float | None = None) -> Estimate:
     """The play time of the games still to play (`todo`: arm name -> games), on `workers` cores
-    at once (None: a cluster of unknown size), `batches` batch files still to play."""
+    at once (None: a cluster of unknown size), `batches` batch files still to play. `share`: the
+    share of a core the workers get (default: what the pilot got)."""
     total = sum(todo.values())
     if total < SMALL_STUDY:
         return Estimate(total, None, workers)
@@ -143,15 +145,19 @@ def estimate(study, todo: dict[str, int], workers: int | None, batches: int,
         if todo.get(arm.name, 0) > 0:
             groups.setdefault(_cost_key(arm), []).append(arm)
     costs, core_seconds = [], 0.0
+    wall, cpu = time.perf_counter(), time.process_time()
     for arms in groups.values():
         games = sum(todo[a.name] for a in arms)
         played, seconds = timer(arms[0], study.seed, max(1, games // PILOT_SHARE))
         cost = ArmCost(tuple(a.name for a in arms), played, seconds)
         costs.append(cost)
         core_seconds += games / cost.per_second
+    if share is None:
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        share = min(1.0, cpu / wall) if wall > 0 and cpu > 0 else 1.0
     at_once = min(workers, max(1, batches)) if workers else 1
-    return Estimate(total, core_seconds / at_once, workers and at_once, tuple(costs), _load(),
-                    os.cpu_count() or 1)
+    return Estimate(total, core_seconds / at_once / share, workers and at_once, tuple(costs), share,
+                    _load())
 
 
 def _load() -> float:

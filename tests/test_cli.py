@@ -260,7 +260,7 @@ def test_no_estimate_and_tiny_studies_skip_the_pilot(capsys, tmp_path, monkeypat
         raise AssertionError("the pilot ran")
 
     monkeypatch.setattr(sim.estimate, "time_arm", no_pilot)
-    monkeypatch.setattr(sim.estimate.estimate, "__defaults__", (no_pilot,))
+    monkeypatch.setattr(sim.estimate.estimate, "__defaults__", (no_pilot, None))
     study = _toy_study(tmp_path, games=2000)
     code, out, err = run(capsys, "study", str(study), "--out", str(tmp_path / "d"), "--workers", "0",
                          "--no-estimate")
@@ -288,17 +288,21 @@ def test_the_estimate_adds_each_arms_measured_cost_and_shares_it_over_the_worker
         return (1000, 0.01) if arm.name == "a" else (1000, 0.1)  # 100,000 and 10,000 games/s
 
     todo = {"a": 100_000, "a2": 50_000, "low": 20_000}
-    result = estimate(study, todo, workers=2, batches=17, timer=timer)
+    result = estimate(study, todo, workers=2, batches=17, timer=timer, share=1.0)
     assert asked == [("a", 15_000), ("low", 2_000)]  # a tenth of the games, at most
     assert result.seconds == pytest.approx((150_000 / 100_000 + 20_000 / 10_000) / 2)
-    line = replace(result, load=0.5, cores=2).line()
+    line = result.line()
     assert line.startswith("estimate: 170,000 games in about 1.8 s of play on 2 workers ")
     assert "busy" not in line
-    busy = replace(result, load=9.0, cores=2).line()
-    assert busy.endswith("comes on top; this machine is busy (load 9.0 on 2 cores), so expect longer)")
+    # a busy machine: the pilot got a quarter of a core, and so will the workers
+    busy = estimate(study, todo, workers=2, batches=17, timer=timer, share=0.25)
+    assert busy.seconds == pytest.approx(4 * result.seconds)
+    assert replace(busy, load=9.0).line().endswith(
+        "comes on top; the machine is busy (load 9.0): the pilot got 25% of a core, and so does "
+        "the estimate)")
     assert "a (+1 alike) ~100,000 games/s, low ~10,000 games/s per core measured now" in line
     # one batch left: one worker plays it, however many there are
-    assert estimate(study, {"a": 10_000}, 2, 1, timer=timer).seconds == pytest.approx(0.1)
+    assert estimate(study, {"a": 10_000}, 2, 1, timer=timer, share=1.0).seconds == pytest.approx(0.1)
     # a cluster of unknown size: per CPU
     assert "per CPU of the cluster" in estimate(study, todo, None, 17, timer=timer).line()
     assert estimate(study, {"a": SMALL_STUDY - 1}, 2, 1, timer=timer).seconds is None
