@@ -25,6 +25,15 @@ then read by the report code exactly as a study would be (Parquet, Polars, repor
   game: the Wizard section's seat and position gap tests should reject 5% of arms; the same games
   as played show what they find when positions really differ.
 * equal_seats_size: the equal-seats test alone, many replicates, fair 3/4/5 players (no Parquet).
+* shared_deals: variant pairs on shared deals (common random numbers, 80% of the variant's games the
+  baseline's): a null with strong positive correlation between the arms (coverage of 0 by every
+  paired interval, pairs with any claim after Holm) and a planted seat-0 change found at the power
+  the paired test states.
+* ratings_identical: Bradley-Terry ratings of identical players under different labels (truth: 0),
+  on shared deals and on independent games: how often a rating's interval, or the gap between the
+  two highest, excludes 0.
+* report_power: complete reports in which a seat-0 edge equal to the printed detectable edge is
+  planted: the share of reports that call it detectable after Holm (stated: 80%).
 * reports: complete reports on studies where nothing differs (fair seats, identical variant arms,
   relabelled equal players, John roles unrelated to winning). Measured: the share of reports with at
   least one 'detectable' claim after the Holm (and Benjamini-Hochberg) correction, and before it.
@@ -77,7 +86,11 @@ class SynthArm:
     """An arm with known truth. A game is won by seat 0 alone with probability ``edge``; otherwise 1, 2
     or 3 seats (SHARED) chosen uniformly share the win. True share: seat 0 edge + (1 - edge)/k, every
     other seat (1 - edge)/k. With ``john``, John's drawer is seat s with probability ``drawer``[s],
-    independent of the winners, so no role is associated with winning."""
+    independent of the winners, so no role is associated with winning. With ``deals``, game i is
+    drawn from a stream shared by every arm with the same ``deals`` (as a real study deals game i alike
+    in every arm), except a share 1 - ``same`` of games drawn from the arm's own stream (one different
+    play changes the rest of a real game): two such arms are strongly, not perfectly, correlated, and
+    a seat-0 edge that differs between them moves only the games whose shared draw falls below it."""
 
     name: str
     games: int
@@ -87,6 +100,8 @@ class SynthArm:
     policies: tuple | None = None
     john: bool = False
     drawer: tuple | None = None
+    deals: int | None = None  # arms with the same deals play game i from the same stream (common random numbers)
+    same: float = 1.0  # share of games that follow the shared deals; the rest are played from the arm's own stream
 
     def truth(self) -> np.ndarray:
         t = np.full(self.players, (1 - self.edge) / self.players)
@@ -130,6 +145,20 @@ def _columns(arm: SynthArm, rng: np.random.Generator) -> dict:
     return cols
 
 
+def _arm_columns(arm: SynthArm, seed: int, i: int) -> dict:
+    """The arm's columns: from its own stream, or from its shared deals with 1 - ``same`` of the games
+    replaced by its own (every column draws the same numbers whatever the arm's edge, so the shared
+    games are the same games)."""
+    own = _columns(arm, np.random.default_rng([seed, i]))
+    if arm.deals is None:
+        return own
+    shared = _columns(arm, np.random.default_rng([seed, 1_000_003, arm.deals]))
+    if arm.same >= 1.0:
+        return shared
+    apart = np.random.default_rng([seed, i, 7]).random(arm.games) >= arm.same
+    return {k: np.where(apart if np.ndim(v) == 1 else apart[:, None], own[k], v) for k, v in shared.items()}
+
+
 def write_synthetic(root: Path, arms: list[SynthArm], seed: int, name: str = "calibration") -> None:
     """DIR/study.json and DIR/<arm>/batch-000000.parquet (docs/schema.md); every arm's games independent."""
     root = Path(root)
@@ -139,7 +168,7 @@ def write_synthetic(root: Path, arms: list[SynthArm], seed: int, name: str = "ca
                        "rules": {**RULES, **a.rules, **({"john_knut": 1} if a.john else {})},
                        "policies": list(a.policies or ["cautious"] * a.players), "deck": None} for a in arms]}
     for i, arm in enumerate(arms):
-        cols = _columns(arm, np.random.default_rng([seed, i]))
+        cols = _arm_columns(arm, seed, i)
         n, k = arm.games, arm.players
         data = {"arm": pa.array([arm.name] * n, pa.string()), "game": pa.array(np.arange(n, dtype=np.int64)),
                 "players": pa.array(np.full(n, k, np.int8)), "winner_mask": pa.array(cols["winner_mask"]),
@@ -265,6 +294,149 @@ def power(work: Path, replicates: int, games: int, seed: int, change: float = 0.
                 covered[key].append(_covers(c.paired.lo, c.paired.hi, truth[key]))
     return {"games": games, "replicates": replicates, "true_change": truth,
             "detected": {k: _rate(v) for k, v in found.items()}, "coverage": {k: _rate(v) for k, v in covered.items()}}
+
+
+def paired_shared_deals(work: Path, replicates: int, games: int, seed: int, same: float = 0.8,
+                        change: float = 0.0) -> dict:
+    """Variant pairs on shared deals (common random numbers), as a real study plays them: game i of
+    both arms comes from one stream, except a share 1 - ``same`` of the variant's games, played from
+    its own stream. Both arms have the same distribution when ``change`` is 0 (a null with strong
+    positive correlation between the arms); with ``change`` the variant's seat 0 wins alone whenever
+    a game's draw falls below it (true seat-0 share change 3/4 of it, balance change -change).
+    Measured: coverage of the truth by every paired interval (and by the unpaired one, which ignores
+    the correlation: far above 95%), the false-claim rate per measure and
+    per pair (any claim of the pair after Holm over its claims), how much narrower pairing makes the
+    seat-0 interval, and for a planted change how often the paired seat-0 test finds it against the
+    power the paired test states (NormalIndPower at the per-game SD of the differences, 5%)."""
+    from statsmodels.stats.power import NormalIndPower
+
+    root = work / f"shared-deals-{change:g}"
+    arms = []
+    for i in range(replicates):
+        pol = (f"p{i}",) * 4
+        arms += [SynthArm(f"r{i}-a", games, 4, 0.0, rules={"threshold": 31}, policies=pol, deals=i),
+                 SynthArm(f"r{i}-b", games, 4, change, rules={"threshold": 32}, policies=pol, deals=i, same=same)]
+    write_synthetic(root, arms, seed)
+    ctx = _context(root)
+    ds = ctx.dataset
+    comps = variants.comparisons(ctx, [Pair(ds.arm(f"r{i}-a"), ds.arm(f"r{i}-b")) for i in range(replicates)])
+    truth = {"seat0_win": 0.75 * change, "balance": -change, **{f"seat{s}_win": -0.25 * change for s in (1, 2, 3)}}
+    if change == 0:
+        truth.update(turns=0.0, rounds=0.0)  # every measure is null; without a change the rest too
+    covered: dict[str, list[bool]] = {}
+    pair_claims, found, stated, narrower, unpaired = [], [], [], [], []
+    for cs in comps.values():
+        pvals = []
+        for c in cs:
+            if c.claim is None or not c.paired.hi > c.paired.lo:
+                continue  # fixed by design (John's columns without John): no claim
+            pvals.append(c.claim.p_value)
+            key = c.measure.key
+            if key in truth or change == 0:
+                covered.setdefault(key, []).append(_covers(c.paired.lo, c.paired.hi, truth.get(key, 0.0)))
+                unpaired.append(_covers(c.unpaired.lo, c.unpaired.hi, truth.get(key, 0.0)))
+            if key == "seat0_win":
+                narrower.append(c.narrowing)
+                if change:
+                    n = c.paired.n
+                    sd = (c.paired.hi - c.paired.lo) / 2 / sps.t.ppf(0.975, n - 1) * math.sqrt(n)
+                    stated.append(float(NormalIndPower().power(truth[key] / sd, nobs1=n, alpha=0.05, ratio=0)))
+                    found.append(bool(c.paired.lo > 0))
+        pair_claims.append(bool(multipletests(pvals, method="holm")[0].any()) if pvals else False)
+    allc = [x for v in covered.values() for x in v]
+    out = {"games": games, "replicates": replicates, "same_games": same, "change": change, "true_change": truth,
+           "coverage_by_measure": {k: _rate(v) for k, v in covered.items()}, "coverage_all": _rate(allc),
+           "unpaired_coverage_all": _rate(unpaired), "seat0_narrower_median": float(np.median(narrower)), "pairs_with_any_claim_holm": _rate(pair_claims)}
+    if change:
+        out.update(seat0_found=_rate(found), seat0_stated_power=float(np.mean(stated)))
+    shutil.rmtree(root, ignore_errors=True)
+    return out
+
+
+SWAP = (("a", "b", "c", "c"), ("b", "a", "c", "c"))
+NULL_ROTATION = (("trap", "cautious", "random", "cautious"), ("random", "trap", "cautious", "cautious"),
+                 ("cautious", "random", "trap", "cautious"))
+
+
+def ratings_identical(work: Path, replicates: int, games: int, seed: int) -> dict:
+    """Bradley-Terry ratings of identical players under different labels, seats equal (truth: every
+    rating 0). Designs: two players swapping seats 0 and 1, and the null studies' three-arm rotation,
+    each on shared deals (identical players on the same deals play the same game, as in a real study)
+    and the rotation on independent games. Measured per group: ratings whose interval excludes 0,
+    groups with any, and the gap between the two highest-rated players excluding 0 (the section's
+    verdict); before: the same intervals without the exact rule for contrasts that never vary (a
+    rounding error of 1e-15 with a zero-width interval 'excluded 0')."""
+    from reports.bradley_terry import ELO
+    from reports.sections import ratings as ratings_section
+    from reports.stats import _z
+
+    def old_excludes(r, lvec) -> bool:  # the intervals as the section computed them before
+        v, se = float(lvec @ r.theta), math.sqrt(max(float(lvec @ r.cov @ lvec), 0.0))
+        return not (v - _z() * se <= 0.0 <= v + _z() * se)
+
+    designs = {"swap, shared deals": (SWAP, True), "rotation, shared deals": (NULL_ROTATION, True),
+               "rotation, independent games": (NULL_ROTATION, False)}
+    out = {}
+    for d, (label, (design, shared)) in enumerate(designs.items()):
+        root = work / f"ratings{d}"
+        arms = [SynthArm(f"r{i}-{j}", games, 4, 0.0, rules={"threshold": 20 + i}, policies=pol,
+                         deals=i if shared else None) for i in range(replicates) for j, pol in enumerate(design)]
+        write_synthetic(root, arms, seed + d)
+        groups = ratings_section.rating_groups(_context(root))
+        per, per_old, any_, any_old, gap, gap_old, exact = [], [], [], [], [], [], []
+        for g in groups:
+            r = g.ratings
+            q = len(r.players)
+            ex = [r.rating(i).excludes(0.0) for i in range(q)]
+            ex_old = [old_excludes(r, np.eye(q)[i]) for i in range(q)]
+            per += ex
+            per_old += ex_old
+            any_.append(any(ex))
+            any_old.append(any(ex_old))
+            top, nxt = (int(i) for i in np.argsort(-r.theta)[:2])
+            gap.append(r.difference(top, nxt).excludes(0.0))
+            gap_old.append(old_excludes(r, np.eye(q)[top] - np.eye(q)[nxt]))
+            exact.append(r.fixed(top, nxt))
+        out[label] = {"groups": len(groups), "games_per_arm": games, "arms_per_group": len(design),
+                      "rating_excludes_0": _rate(per), "rating_excludes_0_before": _rate(per_old),
+                      "any_rating_excludes_0": _rate(any_), "any_rating_excludes_0_before": _rate(any_old),
+                      "top_gap_excludes_0": _rate(gap), "top_gap_excludes_0_before": _rate(gap_old),
+                      "top_two_level_by_design": _rate(exact), "elo_per_log_odds": ELO}
+        shutil.rmtree(root, ignore_errors=True)
+    return out
+
+
+def report_power(work: Path, replicates: int, games: int, seed: int, small: bool = False) -> dict:
+    """Complete reports (the null studies' seven arms, Holm over all their claims) in which arm
+    'base' has a true seat-0 edge equal to the detectable edge the report prints for it (80% power
+    at the level the report tests at). The printed figure depends a little on the edge itself (seat
+    0's per-game variance), so it is read from a pilot report with the edge planted at the null
+    report's figure. Measured: how often the report calls base's edge detectable (at least 80%),
+    and the printed detectable edge over the replicates. ``small``: only the null studies' first two
+    arms (a variant pair), a cheaper full report with fewer claims, for CI."""
+    def one(edge: float, s: int) -> tuple[float, bool, int]:
+        root = work / f"report-power{s}"
+        arms = null_study(games)[:2] if small else null_study(games)
+        arms[0] = SynthArm("base", games, 4, edge / (1 - 1 / 4), rules={"threshold": 31})  # edge over the fair share
+        write_synthetic(root, arms, s)
+        sections, _ = build_sections(Dataset(root), Options(correction="holm"), figures=False)
+        base = next(sec.data for sec in sections if sec.key.endswith("first_player"))["arms"]["base"]
+        claims = sum(1 for c in sections[-1].data["claims"].values() if c["p_value"] == c["p_value"])
+        shutil.rmtree(root, ignore_errors=True)
+        return float(base["detectable_edge"]), bool(base["seat0_edge"]["detected"]), claims
+
+    null_figure = one(0.0, seed)[0]
+    planted, _, _ = one(null_figure, seed + 1)
+    printed, found, claims = [], [], []
+    for i in range(replicates):
+        d, hit, m = one(planted, seed + 2 + i)
+        printed.append(d)
+        found.append(hit)
+        claims.append(m)
+    return {"games_per_arm": games, "replicates": replicates, "arms": 2 if small else len(null_study(games)),
+            "planted_edge": planted,
+            "printed_detectable_edge_null": null_figure, "printed_detectable_edge_mean": float(np.mean(printed)),
+            "claims_per_report": float(np.mean(claims)), "detected_holm": _rate(found)}
 
 
 def equal_seats_size(replicates: int, games: int, seed: int) -> dict:
@@ -465,6 +637,14 @@ def reports(work: Path, replicates: int, games: int, seed: int) -> dict:
             "any_detectable_holm": _rate(holm), "any_detectable_bh": _rate(bh), "any_p_below_5pct_uncorrected": _rate(raw)}
 
 
+def planted_change(games: int, same: float = 0.8) -> float:
+    """A variant's seat-0 solo-win rate that the paired seat-0 test finds with about 80% power at 5%:
+    the per-game SD of a seat-0 difference is about sqrt(2 (1 - same) var), var 0.125 the variance of
+    a seat's win weight here, and the share change is 3/4 of the solo-win rate."""
+    sd = math.sqrt(2 * (1 - same) * 0.125)
+    return (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) * sd / math.sqrt(games) / 0.75
+
+
 def run(replicates: int = 200, games: int = 400, report_replicates: int = 100, report_games: int = 400,
         seed: int = 1, small_games: tuple = (50, 2000), power_games: tuple = (2000, 10000),
         size_replicates: int = 2000) -> dict:
@@ -478,7 +658,12 @@ def run(replicates: int = 200, games: int = 400, report_replicates: int = 100, r
                "power": {n: power(work / f"power{n}", max(replicates // 2, 10), n, seed + 50 + n) for n in power_games},
                "equal_seats_size": equal_seats_size(size_replicates, games, seed + 60),
                "wizard_seats": wizard_seats(work, replicates, games, seed + 70),
-               "reports": reports(work, report_replicates, report_games, seed + 1000)}
+               "reports": reports(work, report_replicates, report_games, seed + 1000),
+               "shared_deals_null": paired_shared_deals(work, replicates, games, seed + 80),
+               "shared_deals_planted": paired_shared_deals(work, replicates, games, seed + 90,
+                                                           change=planted_change(games)),
+               "ratings_identical": ratings_identical(work, max(replicates // 2, 10), games, seed + 100),
+               "report_power": report_power(work, report_replicates, report_games, seed + 2000)}
         out["balance_bias"] = {}
         for n in small_games:
             res = seats(work / f"bias{n}", replicates, n, seed + 40 + n)["fair 4p"]

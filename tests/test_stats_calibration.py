@@ -126,3 +126,54 @@ def test_balanced_head_to_head_covers_a_half_and_unbalanced_pairs_are_not_claime
     assert res["balanced_coverage"]["n"] == 60
     assert res["balanced_coverage"]["rate"] >= 0.88, res  # 60 intervals: too narrow ones would fail
     assert res["unbalanced_pairs_claimed"]["count"] == 0, res
+
+
+def test_paired_intervals_on_shared_deals_cover_and_claim_at_their_nominal_rates(work):
+    """Variant pairs on shared deals (80% of the variant's games are the baseline's, strongly and
+    positively correlated, as arms that share seeds are) with nothing different: every paired
+    interval covers 0 at about 95% (an interval that ignored the correlation would be the unpaired
+    one, more than 2x wider here, and cover nearly all; one that overstated it would cover far less)."""
+    res = cal.paired_shared_deals(work, replicates=30, games=300, seed=808)
+    assert res["seat0_narrower_median"] > 1.8, res  # the pairing is strong: this is not the independent case
+    # 390 intervals, but only 30 independent pairs (the four seat changes sum to 0, the rest share
+    # games): the band's upper end is wider than the independent-arms one; it still rejects the
+    # interval that ignores the pairing, which covers all but a handful
+    assert in_band(res["coverage_all"]["rate"], (COVERAGE_BAND[0], 0.99)), res["coverage_by_measure"]
+    assert res["unpaired_coverage_all"]["rate"] > 0.99, res
+    for key, r in res["coverage_by_measure"].items():
+        assert r["rate"] >= 0.75, (key, r)  # no measure far off (at most 7 of 30 misses)
+    assert res["pairs_with_any_claim_holm"]["count"] <= 4, res  # at most 5% per pair; 4 of 30 is p < 0.06
+
+
+def test_planted_change_on_shared_deals_is_found_at_the_stated_power(work):
+    """A variant whose seat 0 wins alone in a few more games: the paired seat-0 test finds it about as
+    often as the power it states (NormalIndPower at the per-game SD of the paired differences), and
+    the paired intervals cover the true changes."""
+    res = cal.paired_shared_deals(work, replicates=30, games=300, seed=909, change=cal.planted_change(300))
+    stated, found = res["seat0_stated_power"], res["seat0_found"]
+    assert 0.5 < stated < 0.95, res
+    assert found["lo"] <= stated <= found["hi"], res  # the stated power lies in the found rate's 95% interval
+    assert res["coverage_all"]["rate"] >= COVERAGE_BAND[0] - 0.03, res["coverage_by_measure"]  # 150 intervals
+
+
+def test_ratings_of_identical_players_rarely_exclude_zero(work):
+    """Identical players relabelled (truth: every rating 0). On shared deals two players that swap
+    seats have the same record in every game index: before, the gap between them was a rounding
+    error with a zero-width interval that 'excluded 0'; now it is exactly 0 and never excluded."""
+    res = cal.ratings_identical(work, replicates=20, games=300, seed=1010)
+    swap = res["swap, shared deals"]
+    assert swap["top_two_level_by_design"]["count"] >= 1, swap
+    assert swap["top_gap_excludes_0"]["count"] == 0, swap
+    assert swap["top_gap_excludes_0_before"]["count"] >= 1, swap  # the old intervals fail this check
+    per = pooled(r["rating_excludes_0"] for r in res.values())
+    assert per <= 0.10, res  # per rating at most 5%; 180 intervals (sum-to-zero ties them in groups)
+    assert pooled(r["top_gap_excludes_0"] for r in res.values()) <= 0.10, res
+
+
+def test_reports_find_an_edge_equal_to_their_printed_detectable_edge(work):
+    """A seat-0 edge equal to the detectable edge a full report prints (80% power at the level its
+    correction tests at) is called detectable in at least 80% of such reports; the figure the
+    reports printed before (one test at 5%, not the report's correction) was found in about 40%."""
+    res = cal.report_power(work, replicates=16, games=300, seed=1111, small=True)
+    assert res["claims_per_report"] >= 10, res
+    assert res["detected_holm"]["count"] >= 11, res  # 80% expected; 11 of 16 fails at 40% (p < 0.01)
