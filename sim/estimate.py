@@ -8,11 +8,12 @@ weighs least there), with that chunk encoded as a batch file is (Parquet in memo
 written): for a fast game the encoding costs more than the play. The cost is CPU time, not wall
 time (on a busy machine a pilot of a fraction of a second is stalled by chance, and one stall would
 be read as a slow game); the share of a core the whole pilot got (CPU over wall time) then turns it
-into wall time, as the machine's other work will take its part from the workers too. Arms that differ only in their name cost the same and are timed once. A study so
-small that the pilot would cost about as much as playing it gets no pilot.
+into wall time, as the machine's other work will take its part from the workers too. Arms that
+differ only in their name cost the same and are timed once. A study so small that the pilot would
+cost about as much as playing it gets no pilot.
 
 What the estimate leaves out, and says so: starting Ray and its workers (each loads the kernels:
-seconds, more on a busy machine), and putting the bytes on disk. The cost is measured on this machine now.
+seconds, more on a busy machine), and putting the bytes on disk. It is measured on this machine now.
 """
 from __future__ import annotations
 
