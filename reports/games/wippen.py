@@ -1,6 +1,6 @@
 """Wippen's own report parts: where the points come from (by source, per policy), seat and dealer
 effects by play position, building and taking over per policy, and the deck-count and build-option
-pairs.
+pairs (named: their effects are the generic variant comparison's, not repeated here).
 
 Columns (besides the common ones, docs/schema.md): per seat the points by source (points_cards,
 points_spades, points_diamond_ten, points_spade_two, points_aces, points_wips: they add up to
@@ -10,8 +10,8 @@ of its deal). ``rounds`` counts deals.
 
 The sections stay thin: per-game values are small Polars expressions, one group_by pass computes
 their moments per arm (``wippen_stats``, cached), intervals come from reports.stats
-(``mean_interval``), and the variant pairs reuse the generic variant comparison's numbers
-(``variants.comparisons``) computed from ``OUTCOMES``. Win shares by seat and head-to-head results
+(``mean_interval``); the variant pairs are compared by the generic variant section from ``OUTCOMES``.
+The dealer-minus-first difference is a claim of the report (``ctx.claim``). Win shares by seat and head-to-head results
 of the player styles are the generic sections' (first player, policies).
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from reports.context import Context
 from reports.dataset import Arm
 from reports.games import has_columns as game_has_columns, stats_by_arm
 from reports.model import Figure, Section, Table
-from reports.sections import variants
+from reports.sections.first_player import adjusted
 from reports.stats import Estimate, mean_interval
 
 SOURCES = (("points_cards", "most cards"), ("points_spades", "most spades"),
@@ -41,7 +41,9 @@ NOTES = [
     "add up to the score. Intervals are 95% t-intervals over games.",
     "Play positions: position 1 plays first in every hand of a deal (left of the dealer), the last "
     "position is the dealer. Points per deal from a position = its position_points / deals, per game. "
-    "The dealer's edge is the per-game difference dealer minus first position (paired within the game).",
+    "The dealer's edge is the per-game difference dealer minus first position (paired within the game), "
+    "with a t-interval; whether the dealer or the first player scores more is a claim of the report "
+    "(corrected with the others), and where it is not detectable the interval's bound is given.",
 ]
 
 
@@ -116,15 +118,18 @@ def _mean(r: dict, key: str, method: str = "t") -> Estimate:
     return mean_interval(r[f"{key}:mean"], r[f"{key}:var"], r[f"{key}:n"], method=method)
 
 
-def _arm_stats(arm: Arm, r: dict) -> dict:
+def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
     n = arm.players
     policies = list(dict.fromkeys(arm.policies))
+    edge = _mean(r, "dealer-first", "paired t")
     return {
         "arm": arm, "games": int(r["games"]), "players": n,
         "deals": _mean(r, "deals"), "turns": _mean(r, "turns"),
         "positions": [_mean(r, f"pos{p}") for p in range(n)],
         "dealer": _mean(r, "dealer"), "first": _mean(r, "first"),
-        "dealer_minus_first": _mean(r, "dealer-first", "paired t"),
+        "dealer_minus_first": edge,
+        "dealer_claim": ctx.claim(f"wippen/{arm.name}/dealer-first", "wippen.positions",
+                                  f"{arm.name}: dealer minus first player, points per deal", edge.p_value),
         "policies": {q: {"seats": policy_seats(arm, q), "score": _mean(r, f"{q}:score"),
                          "sources": {c: _mean(r, f"{q}:{c}") for c, _ in SOURCES},
                          "actions": {c: _mean(r, f"{q}:{c}") for c, _ in ACTIONS}} for q in policies},
@@ -137,7 +142,7 @@ def has_columns(ctx: Context) -> bool:
 
 def wippen_stats(ctx: Context) -> dict[str, dict]:
     """{arm: numbers} for every arm with games, in study order; one group_by pass, cached."""
-    return stats_by_arm(ctx, "wippen", _query, _arm_stats)
+    return stats_by_arm(ctx, "wippen", _query, lambda arm, row: _arm_stats(ctx, arm, row))
 
 
 def position_label(p: int, players: int) -> str:
@@ -167,10 +172,6 @@ def _sources_section(ctx: Context, stats: dict[str, dict]) -> Section:
     for name, s in stats.items():
         for q, p in s["policies"].items():
             src = p["sources"]
-            total = p["score"].value
-            top = max(SOURCES, key=lambda c: src[c[0]].value)
-            sec.verdicts.append(f"{name}, {q} ({text.seat_list(p['seats'])}): {text.number(total)} points "
-                                f"per seat and game, most from {top[1]} ({text.number(src[top[0]].value)}).")
             rows.append([name, q, text.seat_list(p["seats"]), text.value_ci(p["score"])]
                         + [text.value_ci(src[c]) for c, _ in SOURCES])
             bars.append({"label": _bar_label(name, q, stats), **{c: src[c].value for c, _ in SOURCES}})
@@ -183,6 +184,31 @@ def _sources_section(ctx: Context, stats: dict[str, dict]) -> Section:
     return sec
 
 
+def _edge_phrase(name: str, s: dict) -> str:
+    return f"{name} {text.value_ci(s['dealer_minus_first'], signed_values=True)}"
+
+
+def _positions_verdicts(stats: dict[str, dict]) -> list[str]:
+    """One sentence per decision (dealer scores more / first player scores more / no detectable
+    difference), each decided by the corrected claim, instead of one bullet per arm."""
+    more = [n for n, s in stats.items() if s["dealer_claim"].detected and s["dealer_minus_first"].value > 0]
+    less = [n for n, s in stats.items() if s["dealer_claim"].detected and s["dealer_minus_first"].value <= 0]
+    none = [n for n in stats if n not in more and n not in less]
+    out = []
+    for names, what in ((more, "the dealer (plays last in every hand) scores more per deal than the first player"),
+                        (less, "the first player scores more per deal than the dealer (who plays last in every hand)")):
+        if names:
+            out.append(f"In {', '.join(names)} {what}; dealer minus first, points per deal: "
+                       + "; ".join(f"{_edge_phrase(n, stats[n])} ({adjusted(stats[n]['dealer_claim'])})"
+                                   for n in names) + ".")
+    if none:
+        bound = max(max(abs(stats[n]["dealer_minus_first"].lo), abs(stats[n]["dealer_minus_first"].hi)) for n in none)
+        out.append("Dealer against first player: no detectable difference at this size in "
+                   + ", ".join(none) + f" (dealer minus first within {text.number(bound)} points per deal either "
+                   f"way in each): " + "; ".join(_edge_phrase(n, stats[n]) for n in none) + ".")
+    return out
+
+
 def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
     sec = Section(key=ctx.key("wippen.positions"), title="Seat and dealer effects", level=3,
                   notes=NOTES[1:] + ["Win shares by seat (seat 0 plays first in the first deal; the "
@@ -190,25 +216,22 @@ def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
     rows, frame = [], []
     for name, s in stats.items():
         n, d = s["players"], s["dealer_minus_first"]
-        verdict = "the data cannot tell them apart" if not d.excludes(0) else \
-            ("the dealer scores more" if d.value > 0 else "the first player scores more")
-        sec.verdicts.append(f"{name}: the dealer (plays last in every hand) scores "
-                            f"{text.number(s['dealer'].value)} points per deal, the first player "
-                            f"{text.number(s['first'].value)}; dealer minus first "
-                            f"{text.value_ci(d, signed_values=True)}: {verdict}.")
         rows.append([name, text.value_ci(s["deals"])] + [text.value_ci(e) for e in s["positions"]]
-                    + [""] * (ctx.max_players - n) + [text.value_ci(d, signed_values=True)])
+                    + [""] * (ctx.max_players - n) + [text.value_ci(d, signed_values=True),
+                                                      text.p_value(s["dealer_claim"].adjusted, bare=True)])
         frame += [{"position": position_label(p, n) if ctx.max_players == n else f"{p + 1}",
                    "arm": name, "points": e.value, "lo": e.lo, "hi": e.hi}
                   for p, e in enumerate(s["positions"])]
     sec.tables.append(Table("Points per deal by play position", ["arm", "deals per game"]
-                            + [f"position {p + 1}" for p in range(ctx.max_players)] + ["dealer - first"],
+                            + [f"position {p + 1}" for p in range(ctx.max_players)]
+                            + ["dealer - first", "adjusted p"],
                             rows, note="position 1 plays first, the last position is the dealer"))
     sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "position", "points", "lo", "hi", hue="arm",
                                            xlabel="play position", ylabel="points per deal", percent=False,
                                            title="Points per deal by play position"))
     sec.data = {"arms": {name: {"positions": [e.to_dict() for e in s["positions"]],
                                 "dealer_minus_first": s["dealer_minus_first"].to_dict(),
+                                "dealer_minus_first_detected": s["dealer_claim"].detected,
                                 "deals": s["deals"].to_dict(), "card_plays": s["turns"].to_dict()}
                          for name, s in stats.items()}}
     return sec
@@ -218,34 +241,26 @@ def _actions_section(ctx: Context, stats: dict[str, dict]) -> Section:
     sec = Section(key=ctx.key("wippen.actions"), title="Captures, builds and takeovers by policy", level=3)
     rows = []
     for name, s in stats.items():
-        sec.verdicts.append(f"{name}: games last {text.number(s['deals'].value)} deals "
-                            f"({text.number(s['turns'].value)} cards played).")
         for q, p in s["policies"].items():
             a = p["actions"]
             rows.append([name, q] + [text.value_ci(a[c]) for c, _ in ACTIONS])
     sec.tables.append(Table("Per seat and game", ["arm", "policy"] + [label for _, label in ACTIONS], rows,
                             note="builds are single builds made; a takeover is a capture of another "
-                                 "player's build"))
+                                 "player's build; game length (deals, cards played) is in 'Game length'"))
     sec.data = {"arms": {name: {q: {c: p["actions"][c].to_dict() for c, _ in ACTIONS}
                                 for q, p in s["policies"].items()} for name, s in stats.items()}}
     return sec
 
 
-def _options_section(ctx: Context) -> Section | None:
-    """Pairs that differ in the deck count or a build option only: the variant comparison's numbers."""
+def _options_sentence(ctx: Context) -> str | None:
+    """Pairs that differ in the deck count or a build option only: their effects are the variant
+    comparison's (same pairs, same claims), named here, not repeated."""
     pairs = [p for rule in BUILD_RULES for p in ctx.dataset.toggle_pairs(ctx.game, rule)]
     if not pairs:
         return None
-    comps = variants.comparisons(ctx, pairs)
-    by_key = {p.key: p for p in pairs}
-    sec = Section(key=ctx.key("wippen.options"), title="One deck or two, build options on or off", level=3,
-                  notes=["Each pair differs in one of " + ", ".join(BUILD_RULES) + " only. Pairs with "
-                         "another deck count deal other cards, so their paired intervals gain little."])
-    sec.verdicts = [variants.pair_verdict(by_key[k], c) for k, c in comps.items()]
-    sec.tables = [variants.comparison_table(by_key[k], c) for k, c in comps.items()]
-    sec.data = {"pairs": {k: variants.pair_data(by_key[k], c, v)
-                          for (k, c), v in zip(comps.items(), sec.verdicts)}}
-    return sec
+    return ("The deck count and build options (" + "; ".join(f"{p.b.name} vs {p.a.name}" for p in pairs)
+            + ") are compared game by game in the variant comparison above; pairs with another deck count deal "
+            "other cards, so their paired intervals gain little.")
 
 
 def wippen_section(ctx: Context) -> Section | None:
@@ -257,14 +272,12 @@ def wippen_section(ctx: Context) -> Section | None:
     if not stats:
         return None
     sec = Section(key=key, title=title)
-    sec.verdicts = [f"{name}: {text.number(s['deals'].value)} deals per game; dealer minus first player "
-                    f"{text.value_ci(s['dealer_minus_first'], signed_values=True)} points per deal."
-                    for name, s in stats.items()]
-    sec.children = [_sources_section(ctx, stats), _positions_section(ctx, stats), _actions_section(ctx, stats)]
-    options = _options_section(ctx)
-    if options:
-        sec.children.append(options)
-    sec.data = {"arms": list(stats)}
+    options = _options_sentence(ctx)
+    # the dealer verdict leads (the section's one claim); its table and figure are in the child
+    sec.verdicts = _positions_verdicts(stats) + ([options] if options else [])
+    sec.children = [_positions_section(ctx, stats), _sources_section(ctx, stats), _actions_section(ctx, stats)]
+    sec.data = {"arms": list(stats), "build_pairs": [p.key for rule in BUILD_RULES
+                                                     for p in ctx.dataset.toggle_pairs(ctx.game, rule)]}
     return sec
 
 
