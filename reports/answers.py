@@ -58,7 +58,7 @@ def _delta(c: Comparison, est: Estimate | None = None) -> str:
     if c.measure.share:
         d = text.zero_safe_digits(est.lo * k, est.hi * k, text.share_digits(est))
     else:
-        d = text.zero_safe_digits(est.lo, est.hi, text.decimals_for_width(est.hi - est.lo))
+        d = text.zero_safe_digits(est.lo, est.hi, min(3, text.decimals_for_width(est.hi - est.lo)))
     return f"{text.signed(est.value * k, d)}; {text.signed(est.lo * k, d)} to {text.signed(est.hi * k, d)}"
 
 
@@ -67,11 +67,9 @@ def _level(c: Comparison, est: Estimate) -> str:
 
 
 def _change(c: Comparison, name: str | None = None) -> str:
-    """'seat 3 falls from 25.8% to 23.1% (-2.7; -3.1 to -2.3 percentage points)'."""
+    """'turns per game 111 -> 113 (+2.6; +2.5 to +2.7)', shares with 'percentage points'."""
     unit = " percentage points" if c.measure.share else ""
-    way = "rises" if c.paired.value > 0 else "falls"
-    return (f"{name or c.measure.label} {way} from {_level(c, c.baseline)} to {_level(c, c.variant)} "
-            f"({_delta(c)}{unit})")
+    return f"{name or c.measure.label} {_level(c, c.baseline)} -> {_level(c, c.variant)} ({_delta(c)}{unit})"
 
 
 def _flat(comps: list[Comparison]) -> str:
@@ -161,7 +159,8 @@ def answer_compare(ctx: Context, q: Question) -> Answer:
             parts.append(f"seat 0's edge {'rises' if c.paired.value > 0 else 'falls'} from {levels} ({_delta(c)})"
                          if c.detected else f"seat 0's edge: no detectable change ({levels}; change {_delta(c)})")
         elif c.measure.key == "balance":
-            parts.append(_change(c) if c.detected else
+            parts.append(f"balance {'rises' if c.paired.value > 0 else 'falls'} from {_level(c, c.baseline)} to "
+                         f"{_level(c, c.variant)} ({_delta(c)} percentage points)" if c.detected else
                          f"balance: no detectable change ({_level(c, c.baseline)} to {_level(c, c.variant)}; "
                          f"change {_delta(c)} percentage points)")
     seats = [c for c in comps if c.measure.key.startswith("seat") and c.measure.key != "seat0_win"]

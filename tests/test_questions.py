@@ -78,7 +78,7 @@ def test_a_compare_answer_gives_the_seat_by_seat_change_and_links_its_evidence(t
     assert a["title"] == "John Knut" and a["verdict"] == "fairer" and not a["question"]["inferred"]
     assert a["evidence"] == "variants"
     assert "seat 0's edge falls from +" in a["sentence"] and "seat by seat: seat 1" in a["sentence"]
-    assert "turns per game rises" in a["sentence"]
+    assert "turns per game 1" in a["sentence"] and "balance rises from" in a["sentence"]
     edge = a["data"]["measures"]["seat0_win"]
     assert edge["detected"] and edge["difference"]["hi"] < 0
     html = (tmp_path / "report.html").read_text()
