@@ -37,6 +37,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pyarrow.parquet as pq
+from scipy.optimize import brentq
 from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
@@ -196,22 +197,43 @@ def study(games: int, planted: bool) -> list[HeerArm]:
     return plain + sweep
 
 
+def stated_power(kind: str, effect: dict, games: int, players: int = 4) -> float:
+    """The power the normal approximation states for a claim kind's two-sided 5% test with the
+    planted effects `effect` (all kinds at once, as study() plants them: the mole's edge and the
+    pot's split share one column, so each enters the other's variance)."""
+    z = norm.ppf(1 - ALPHA / 2)
+    p0 = 1 / players
+    m, d = effect["mole_share"], effect["pot_effect"]
+
+    def var(p):
+        return p * (1 - p)
+
+    if kind in ("mole_share", "seat0_first"):  # the score test against 1/n, at the null's variance
+        delta = effect[kind]
+        p1 = p0 + delta
+        spread = var(p0 + m + d) / 2 + var(p0 + m - d) / 2 + d * d if kind == "mole_share" else var(p1)
+        return float(norm.cdf((delta * math.sqrt(games) - z * math.sqrt(var(p0))) / math.sqrt(spread)))
+    if kind == "confidence":  # per game: the mean of players-1 writers' stated - right, right ~ B(s - delta)
+        u = 0.6 - effect[kind]  # s ~ U(0.3, 0.9): E[u(1-u)] = E[u] - E[u]^2 - var(s)
+        se = math.sqrt((u - u * u - 0.03) / (players - 1) / games)
+        return float(norm.cdf(effect[kind] / se - z))
+    if kind == "pot_effect":  # Welch: half the games each side of the median
+        se = math.sqrt((var(p0 + m + d) + var(p0 + m - d)) / (games / 2))
+        return float(norm.cdf(2 * d / se - z))
+    delta = effect[kind]  # sabotage_pair: the best rate against another, games each
+    se = math.sqrt((var(p0 + delta) + var(p0)) / games)
+    return float(norm.cdf(delta / se - z))
+
+
 def effects(games: int, players: int = 4, power: float = 0.8) -> dict:
-    """The planted effect per claim kind whose two-sided 5% test has `power` at `games` per arm
-    (normal approximation; the variances are the synthetic model's)."""
-    z = norm.ppf(1 - ALPHA / 2) + norm.ppf(power)
-    p = 1 / players
-    binary = math.sqrt(p * (1 - p))
-    # confidence: per-game mean over 3 writers of (stated - right); stated ~ U(0.3, 0.9)
-    # the per-game gap's variance: the Bernoulli part E[s(1-s)] = 0.6 - (0.36 + 0.03) = 0.21 for
-    # s ~ U(0.3, 0.9), over the players-1 writers of a game
-    var_gap = 0.21 / (players - 1)
-    return {"mole_share": z * binary / math.sqrt(games),
-            "seat0_first": z * binary / math.sqrt(games),
-            "confidence": z * math.sqrt(var_gap / games),
-            # half the games each side of the median: difference of two shares, each on games/2
-            "pot_effect": z * binary * math.sqrt(4 / games) / 2,
-            "sabotage_pair": z * binary * math.sqrt(2 / games)}
+    """The planted effect per claim kind at which stated_power is `power` for every kind (solved
+    together: the mole's edge and the pot's split enter each other's variance)."""
+    effect = {k: 0.0 for k in KINDS}
+    for _ in range(5):  # a fixed point: each kind solved with the others' current effects
+        for kind in KINDS:
+            effect[kind] = brentq(lambda x: stated_power(kind, {**effect, kind: x}, games, players) - power,
+                                  1e-6, 0.2)
+    return effect
 
 
 def _rate(hits: int, n: int) -> dict:
@@ -248,8 +270,8 @@ def run(replicates: int, games: int, seed: int = 1, work: Path | None = None) ->
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
-    return {"games_per_arm": games, "replicates": replicates, "alpha": ALPHA, "stated_power": 0.8,
-            "effects": effects(games),
+    return {"games_per_arm": games, "replicates": replicates, "alpha": ALPHA,
+            "effects": effects(games), "stated_power": {k: stated_power(k, effects(games), games) for k in KINDS},
             "size": {k: _rate(*counts["null"][k]) for k in KINDS},
             "power": {k: _rate(*counts["planted"][k]) for k in KINDS},
             "any_detectable_after_holm": _rate(any_detected, replicates),
@@ -304,7 +326,7 @@ def table(result: dict) -> str:
         s, p = result["size"][k], result["power"][k]
         lines.append(f"| {k} | {NULLS[k]} | {s['rate']:.3f} ({s['count']}/{s['n']}) | {s['lo']:.3f}-{s['hi']:.3f} "
                      f"| 0.05 | {100 * result['effects'][k]:.1f} points | {p['rate']:.3f} ({p['lo']:.3f}-{p['hi']:.3f}) "
-                     f"| 0.80 |")
+                     f"| {result['stated_power'][k]:.2f} |")
     for key, words in (("sweep_names_a_worse_rate", "sweep names a rate worse than the best, after Holm"),
                        ("sweep_names_a_worse_rate_uncorrected", "the same, best against each at uncorrected 5% (old)")):
         a = result[key]
