@@ -106,40 +106,43 @@ def _line_in(fontsize: float) -> float:
     return fontsize * 1.3 / 72
 
 
-def _tokens(text: str) -> list[str]:
-    """Words, with a break allowed after '-', ':', '/', '_', ',' and '=' as well as at spaces."""
-    out = []
-    for word in text.split(" "):
-        piece = ""
-        for ch in word:
-            piece += ch
-            if ch in "-:/_,=" and len(piece) > 1:
-                out.append(piece)
-                piece = ""
-        if piece:
+def _pieces(word: str) -> list[str]:
+    """A word cut after '-', ':', '/', '_', ',' and '=': where a name may break when it must."""
+    out, piece = [], ""
+    for ch in word:
+        piece += ch
+        if ch in "-:/_,=" and len(piece) > 1:
             out.append(piece)
-        if out:
-            out[-1] += " "
-    return out
+            piece = ""
+    return out + [piece] if piece else out
 
 
 def wrap(text: str, chars: int) -> str:
-    """`text` in lines of at most `chars` characters where it has places to break (never inside a word)."""
+    """`text` in lines of at most `chars` characters: broken at spaces, and inside a name (after '-',
+    ':', ...) only where the name alone is longer than a line; never inside a word."""
     text = str(text)
     if len(text) <= chars or "\n" in text:
         return text
     lines, line = [], ""
-    for tok in _tokens(text):
-        if line and len((line + tok).rstrip()) > chars:
-            lines.append(line.rstrip())
-            line = ""
-        line += tok
-    lines.append(line.rstrip())
-    return "\n".join(lines)
+    for word in text.split():
+        if line and len(line) + 1 + len(word) <= chars:
+            line += " " + word
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        for piece in _pieces(word) if len(word) > chars else [word]:
+            if line and len(line + piece) > chars:
+                lines.append(line)
+                line = ""
+            line += piece
+    return "\n".join(lines + [line])
 
 
 def _wrap_in(text: str, width_in: float, fontsize: float) -> str:
-    return wrap(text, max(6, int(width_in / _char_in(fontsize))))
+    """Wrap prose (a title, an axis label) to a width: 0.52 em per character is the average of
+    DejaVu Sans text, and the check re-wraps on the measured width if it was too hopeful."""
+    return wrap(text, max(6, int(width_in / (fontsize * 0.52 / 72))))
 
 
 def _size_in(text: str, fontsize: float) -> tuple[float, float]:
@@ -633,9 +636,12 @@ def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel
     row_h = max(0.3, lines * _line_in(8) + 0.08)
     axes_h = max(0.55, row_h * len(raw) + 0.15)
     hspace, top, bottom = 0.8, 0.75 if lo2 else 0.55, 0.6
-    width = min(MAX_WIDTH, (lw + 3.0) * ncols + 0.2) if ncols > 1 else max(6.5, lw + 4.5)
+    # every panel has the same rows in the same order: their names once, left of the first column
+    gap = 0.35
+    panel_w = min(3.2, max(2.0, (MAX_WIDTH - lw - 0.25 - gap * (ncols - 1)) / ncols))
+    width = lw + 0.25 + ncols * panel_w + gap * (ncols - 1) if ncols > 1 else max(6.5, lw + 4.5)
     fig, axes = _new(width, top + bottom + axes_h * nrows + hspace * (nrows - 1), nrows, ncols,
-                     left=lw, wspace=lw + 0.35, hspace=hspace, top=top, bottom=bottom)
+                     left=lw, right=0.25, wspace=gap, hspace=hspace, top=top, bottom=bottom)
     for p_i, p in enumerate(panels):
         ax = axes[p_i // ncols, p_i % ncols]
         part = frame if p is None else frame.filter(pl.col(panel) == p)
@@ -656,8 +662,10 @@ def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel
                 ax.vlines(refs[ok], ys[ok] - 0.38, ys[ok] + 0.38, colors="#555", linestyles="--", linewidth=1.4)
         if single:
             ax.set_yticks([])
-        else:
+        elif p_i % ncols == 0:
             ax.set_yticks(range(len(raw)), shown, fontsize=8)
+        else:
+            ax.set_yticks(range(len(raw)), [""] * len(raw))
         ax.set_ylim(len(raw) - 0.5, -0.5)
         is_pct = percent == "all" or bool(percent and part.height and part[percent].all())
         diff = is_pct and ref == 0.0
