@@ -42,6 +42,12 @@ from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, OK, TOO_LONG, TRA
 # play_round_nb's second result is the seat that chooses the next start player, or:
 GAME_OVER = -2
 
+# Numba compiles a helper once for each tuple of argument types it is called with, and types a
+# constant argument as that literal (Literal[int](0)), not int64: a helper called with a constant
+# in one place and a variable in another is compiled twice, both copies the same machine code in
+# effect. So constants handed to helpers are made int64 here (np.int64(...), np.bool_(...)), and
+# variables that start from a constant start from an int64 one (tests/test_specialisations.py).
+
 
 @njit
 def bite_nb(t, p, count, cause):
@@ -56,7 +62,7 @@ def wind_nb(t, caller):
     log_nb(t, E_WIND, caller, 0, 0, 0, 0)
     for q in range(t.st[S_PLAYERS]):
         if q != caller:
-            bite_nb(t, q, 1, B_WIND)
+            bite_nb(t, q, np.int64(1), np.int64(B_WIND))
     return GAME_OVER if game_over_nb(t) else caller
 
 
@@ -90,7 +96,7 @@ def cannot_play_nb(t, p):
     for i in range(t.hand_n[p]):
         log_nb(t, E_UNDER, p, t.hands[p, i], 0, 0, 0)
     hand_under_pile_nb(t, p)
-    bite_nb(t, p, 1, B_CANNOT)
+    bite_nb(t, p, np.int64(1), np.int64(B_CANNOT))
     if game_over_nb(t):
         return True
     fill_hand_nb(t, p)
@@ -112,7 +118,7 @@ def play_john_nb(t, p):
     log_nb(t, E_JOHN_PLAY, p, target, 1 if gives_bite else 0, 0, 0)
     if gives_bite:
         rec[O_JOHN_BITES] += 1
-        bite_nb(t, target, 1, B_JOHN)
+        bite_nb(t, target, np.int64(1), np.int64(B_JOHN))
 
 
 @njit
@@ -122,7 +128,7 @@ def discard_john_nb(t, p):
     rec = t.rec
     t.discard[st[S_DISCARD_N]] = st[S_JOHN_CARD]
     st[S_DISCARD_N] += 1
-    place_john_nb(t, NO_SEAT)
+    place_john_nb(t, np.int64(NO_SEAT))
     rec[O_JOHN_DISCARDS] += 1
     if rec[O_JOHN_DISCARDED_TURN] == -1:
         rec[O_JOHN_DISCARDED_TURN] = rec[O_TURNS]
@@ -163,7 +169,7 @@ def play_round_nb(t, start, checked, search):
     log_nb(t, E_ROUND, rec[O_ROUNDS], start, 0, 0, 0)
     if deal_nb(t, start):
         return OK, wind_nb(t, wind_caller_nb(t, start))
-    return play_turns_nb(t, start, checked, search, NO_OPTION)
+    return play_turns_nb(t, start, checked, search, np.int64(NO_OPTION))
 
 
 @njit
@@ -234,7 +240,7 @@ def play_turns_nb(t, p, checked, search, first_option):
                 if play_card_nb(t, p, action, t.opt_after[option]):
                     count = swarm_bite_count_nb(t, st[S_SWARM])
                     rec[O_SWARM_BITES] += count
-                    bite_nb(t, p, count, B_SWARM)
+                    bite_nb(t, p, count, np.int64(B_SWARM))
                     return OK, GAME_OVER if game_over_nb(t) else p
                 wind = draw_nb(t, p, E_DRAW) >= 3  # only the drawn card can make three alike
         if checked and not cards_conserved_nb(t):
@@ -254,7 +260,7 @@ def reset_game_nb(t):
     for p in range(st[S_PLAYERS]):
         t.bites[p] = 0
     st[S_TRACE_N] = 0
-    place_john_nb(t, NO_SEAT)
+    place_john_nb(t, np.int64(NO_SEAT))
     t.rec[O_JOHN_IN_DECK] = 1 if st[S_JOHN_CARD] != NO_SEAT else 0
     t.rec[O_JOHN_DRAWN_BY] = NO_SEAT
     t.rec[O_JOHN_PLAYED_BY] = NO_SEAT
@@ -269,7 +275,7 @@ def play_game_nb(t, seed, game, checked, search):
     Returns a status."""
     reset_game_nb(t)
     seed_game_nb(t, seed, game)
-    start = 0  # seat 0 is the first start player
+    start = np.int64(0)  # seat 0 is the first start player
     while True:
         status, chooser = play_round_nb(t, start, checked, search)
         if status != OK:
@@ -429,13 +435,14 @@ def play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs,
     if trace is None:  # batches: a table without room for events (log_nb compiles to nothing)
         ws = as_records(np.zeros(1, TABLE_DTYPE))
         build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i)
-        status, failed = play_range_nb(ws, seed, first, 0, count, out, checked, search)
+        status, failed = play_range_nb(ws, seed, first, np.int64(0), count, out, checked, search)
         return status, failed, np.int64(0)
     if trace.shape[1] != TRACE_WIDTH:
         return BAD_ARGS, first, np.int64(0)
     traced = as_records(np.zeros(1, TRACE_TABLE_DTYPE))
     build_table_nb(traced, cards, designs, rule_i, seat_policy, seat_i)
-    status, failed = play_range_nb(traced, seed, first, 0, min(count, 1), out, checked, search)
+    status, failed = play_range_nb(traced, seed, first, np.int64(0), min(count, 1), out, checked,
+                                   search)
     rows, complete = copy_trace_nb(traced, trace)
     if status == OK and not complete:
         return TRACE_FULL, first, rows
@@ -443,7 +450,7 @@ def play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs,
         return status, failed, rows
     ws = as_records(np.zeros(1, TABLE_DTYPE))
     build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i)
-    status, failed = play_range_nb(ws, seed, first, 1, count, out, checked, search)
+    status, failed = play_range_nb(ws, seed, first, np.int64(1), count, out, checked, search)
     return status, failed, rows
 
 

@@ -79,7 +79,7 @@ def choice_is_sound_nb(t, p, n_opts, option):
     option gives (for cautious, legal_actions_nb's ranking is checked against it)."""
     if t.policies[p] != P_CAUTIOUS:
         return True
-    return option == heuristic_option_nb(t, p, n_opts, False)
+    return option == heuristic_option_nb(t, p, n_opts, np.bool_(False))  # not a literal: play_nb
 
 
 @njit

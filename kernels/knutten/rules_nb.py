@@ -1,4 +1,6 @@
 """Knutten rules as small pure helpers over a Table: what a card counts, what is legal, bites."""
+import numpy as np
+
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     A_DISCARD, C_A, C_B, C_KIND, CP_CLASS, CP_FIRST, CP_SECOND, CP_TWO_SIDED, K_VALUE, KEY_SCALE,
@@ -72,7 +74,7 @@ def legal_actions_nb(t, p, classify):
     cls = t.opt_class
     rank = t.class_rank
     play = t.card_play
-    n = 0
+    n = np.int64(0)  # not a literal 0: ix would be compiled for both (see play_nb)
     best = _UNRANKED
     ranked = NO_OPTION
     # One path for every card, without branches (which cards a hand holds is random: a branch on

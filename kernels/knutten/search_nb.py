@@ -217,7 +217,7 @@ def playout_value_nb(t, sim, p, unseen, u, draws, option):
     sim.deal_rng[0] = draws
     sim.rec[O_TURNS] = MAX_TURNS - PLAYOUT_TURNS
     sim.rec[O_RESHUFFLES] = MAX_TURNS - PLAYOUT_TURNS
-    play_nb.play_turns_nb(sim, p, False, None, option)
+    play_nb.play_turns_nb(sim, p, np.bool_(False), None, option)  # not literals: see play_nb
     return value_nb(t, sim, p)
 
 
@@ -231,13 +231,13 @@ def search_option_nb(t, p, n_opts, search):
     ws, gain, spread, same, unseen, seen = search
     sim = ws[0]
     samples = t.samples[p]
-    heuristic = heuristic_option_nb(t, p, n_opts, True)
+    heuristic = heuristic_option_nb(t, p, n_opts, np.bool_(True))
     for i in range(n_opts):
         gain[i] = 0.0
         spread[i] = 0.0
         same[i] = first_equal_option_nb(t, p, i)
     u = unseen_cards_nb(t, p, seen, unseen)
-    dealt = 0
+    dealt = np.int64(0)
     for q in range(t.st[S_PLAYERS]):
         if q != p:
             dealt += t.hand_n[q]

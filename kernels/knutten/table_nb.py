@@ -160,13 +160,23 @@ def design_nb(t, card):
     return t.card_design[card]
 
 
-@njit
+@inline
 def log_nb(t, code, a, b, c, d, e):
     """Append a trace event when the table keeps events (a game rendered for people). Events past
-    the table's room are counted, not kept: a count above it tells the driver the trace is full."""
+    the table's room are counted, not kept: a count above it tells the driver the trace is full.
+
+    Inlined, so that the values reach write_event_nb as int64: its callers pass event codes and
+    zeros as constants, which Numba types as literals, and log_nb itself was compiled once for
+    each mix of them (66 specialisations)."""
+    if t.events.shape[0] > 1:  # a batch table's one row is no room for events: known when compiling
+        write_event_nb(t, np.int64(code), np.int64(a), np.int64(b), np.int64(c), np.int64(d),
+                       np.int64(e))
+
+
+@njit
+def write_event_nb(t, code, a, b, c, d, e):
+    """log_nb's work, for a table that keeps events."""
     tr = t.events
-    if tr.shape[0] == 1:  # a batch table: known when compiling
-        return
     n = t.st[S_TRACE_N]
     if n < tr.shape[0]:
         tr[n, 0] = code

@@ -10,9 +10,9 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 """
 import numpy as np
 
-from kernels.jit import ix, kernel, njit
+from kernels.jit import inline, ix, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
-from kernels.trace_nb import trace_row_nb as ev_nb
+from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wizard.enums import (
@@ -31,6 +31,21 @@ from kernels.wizard.rules_nb import (
     trump_of_turned_nb,
 )
 from kernels.wizard.search_nb import note_play_nb, search_bid_nb, search_card_nb, search_trump_nb
+
+
+# Numba compiles a helper once for each tuple of argument types it is called with, and types a
+# constant argument as that literal (Literal[int](0)), not int64: a helper called with a constant
+# in one place and a variable in another is compiled twice, both copies the same machine code in
+# effect. So constants handed to helpers are made int64 here (np.int64(...)), and variables that
+# start from a constant start from an int64 one (tests/test_specialisations.py checks it).
+
+
+@inline
+def ev_nb(trace, tp, code, seat, a, b, c):
+    """trace_row_nb with every value as an int64 (event codes and -1 are constants: each mix of
+    them would be a specialisation of its own)."""
+    return trace_row_nb(trace, np.int64(tp), np.int64(code), np.int64(seat), np.int64(a),
+                        np.int64(b), np.int64(c))
 
 
 @njit
@@ -135,7 +150,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
     lost = np.zeros(MAX_PLAYERS, dtype=np.int64)
     bid_sum = np.zeros(MAX_PLAYERS, dtype=np.int64)
     tracing = traced_nb(trace)
-    tp = 0
+    tp = np.int64(0)
 
     for k in range(count):
         g = first + k
@@ -207,7 +222,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
             round_trump[rd] = trump
 
             # bidding: from the dealer's left, ending with the dealer
-            bsum = 0
+            bsum = np.int64(0)
             s = leader
             for p in range(n):
                 pol = policies[s]
@@ -237,8 +252,8 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
             played = ZERO
             gone0 = ZERO if turned < 0 else ONE << np.uint64(turned)
             for t in range(r):
-                lead = LEAD_NONE
-                best = -1
+                lead = np.int64(LEAD_NONE)
+                best = np.int64(-1)
                 win = leader
                 in_trick = ZERO
                 s = leader

@@ -280,7 +280,8 @@ def finish_trick_nb(hands, n, leader, pos, lead, best, win, win_c, trump, bids, 
 def heuristic_trick_nb(hands, n, leader, trump, bids, tricks, gone, strict_void):
     """Play one trick with heuristic play for every seat (hands are consumed, the winner's trick
     counted). Returns (winning seat, winning card, gone with the trick's cards added)."""
-    return finish_trick_nb(hands, n, leader, 0, LEAD_NONE, -1, leader, -1, trump, bids, tricks,
+    return finish_trick_nb(hands, n, leader, np.int64(0), np.int64(LEAD_NONE), np.int64(-1), leader,
+                           np.int64(-1), trump, bids, tricks,
                            gone, strict_void)
 
 
@@ -291,8 +292,8 @@ def play_out_nb(hands, n, trump, tricks_left, leader, pos, lead, best, win, bids
     of them the current one, led by `leader`, with its cards before position `pos` already played
     (lead, best, win: its lead state, winning value and winning seat so far; pos 0: a fresh trick).
     hands are consumed and tricks counted on, in place; gone holds every card out of play."""
-    leader, _c, gone = finish_trick_nb(hands, n, leader, pos, lead, best, win, -1, trump, bids,
-                                       tricks, gone, strict_void)
+    leader, _c, gone = finish_trick_nb(hands, n, leader, pos, lead, best, win, np.int64(-1), trump,
+                                       bids, tricks, gone, strict_void)
     for _ in range(tricks_left - 1):
         leader, _c, gone = heuristic_trick_nb(hands, n, leader, trump, bids, tricks, gone,
                                               strict_void)
@@ -329,7 +330,7 @@ def deal_unseen_nb(state, cards, u, order, k, counts, allowed, hands):
             if a == FULL_MASK:
                 j = i + uniform_nb(w, u - i)
             else:
-                ok = 0
+                ok = np.int64(0)
                 for t in range(i, u):
                     if (a >> np.uint64(cards[t])) & ONE:
                         ok += 1
@@ -366,7 +367,7 @@ def bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook):
     """What a bidder knows when its turn to bid comes: (its bid position, the sum of the bids
     made before it, the bid the hook rule forbids it or -1, the heuristic's bid)."""
     pos = bid_position_nb(seat, dealer, n)
-    bsum = 0
+    bsum = np.int64(0)  # int64 from the start: a literal 0 would compile its callees twice
     s = dealer + 1 if dealer + 1 < n else 0
     for _ in range(pos):
         bsum += bids[s]
@@ -398,7 +399,7 @@ def bid_totals_nb(state, hand, trump, turned, n, r, seat, dealer, made, bids, lo
     order = ws_i[WS_ORDER:WS_ORDER + n]
     counts = ws_i[WS_COUNT:WS_COUNT + n]
     allowed = ws_h[WS_ALLOWED:WS_ALLOWED + n]
-    k = 0
+    k = np.int64(0)  # int64 from the start: a literal 0 would compile deal_unseen_nb twice
     for o in range(n):
         if o != seat:
             order[k] = o
@@ -418,7 +419,7 @@ def bid_totals_nb(state, hand, trump, turned, n, r, seat, dealer, made, bids, lo
         for b in range(lo, hi + 1):
             if b == skip:
                 continue
-            ssum = 0
+            ssum = np.int64(0)
             s = leader
             for p in range(n):
                 if p < made:
@@ -433,7 +434,8 @@ def bid_totals_nb(state, hand, trump, turned, n, r, seat, dealer, made, bids, lo
                 play[s] = sampled[s]
                 sim_tricks[s] = 0
                 s = s + 1 if s + 1 < n else 0
-            play_out_nb(play, n, trump, r, leader, 0, LEAD_NONE, -1, leader, sim_bids, sim_tricks,
+            play_out_nb(play, n, trump, r, leader, np.int64(0), np.int64(LEAD_NONE),
+                        np.int64(-1), leader, sim_bids, sim_tricks,
                         gone0, strict_void)
             totals[b - lo] += round_score_nb(b, sim_tricks[seat])
     return state
@@ -469,7 +471,7 @@ def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, str
     if ncand <= 1:
         return h
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, lo, hi,
-                              forbidden, SAMPLER_DEALS, hook, strict_void, ws_i, ws_h)
+                              forbidden, np.int64(SAMPLER_DEALS), hook, strict_void, ws_i, ws_h)
     return best_total_bid_nb(ws_i[WS_BID_TOTALS:], lo, hi, forbidden, h)[0]
 
 
@@ -487,7 +489,7 @@ def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, str
 def choose_trump_nb(pol, rng, seat, hand, ws_i):
     """The dealer's (seat's) trump suit (0..3) when a Wizard is turned."""
     if pol == P_RANDOM or ws_i is None:
-        return uniform_nb(seat_word_nb(rng, seat), 4)
+        return uniform_nb(seat_word_nb(rng, seat), np.int64(4))
     return heuristic_trump_nb(hand)
 
 

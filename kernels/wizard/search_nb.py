@@ -65,9 +65,10 @@ def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, str
     pos, bsum, forbidden, h = bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook)
     if r == 1 and forbidden >= 0:
         return h  # the only legal bid
-    rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, 0, r,
+    rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids,
+                              np.int64(0), r,
                               forbidden, samples, hook, strict_void, ws_i, ws_h)
-    return best_total_bid_nb(ws_i[WS_BID_TOTALS:], 0, r, forbidden, h)[0]
+    return best_total_bid_nb(ws_i[WS_BID_TOTALS:], np.int64(0), r, forbidden, h)[0]
 
 
 @njit
@@ -84,9 +85,10 @@ def search_trump_nb(rng, seat, hands, turned, n, r, dealer, bids, hook, strict_v
     best_v = -(1 << 62)
     for k in range(4):
         suit = h if k == 0 else (k - 1 if k - 1 < h else k)  # the heuristic's suit first
-        rng[seat] = bid_totals_nb(state0, hand, suit, turned, n, r, seat, dealer, 0, bids, 0, r, -1,
+        rng[seat] = bid_totals_nb(state0, hand, suit, turned, n, r, seat, dealer, np.int64(0), bids,
+                                  np.int64(0), r, np.int64(-1),
                                   samples, hook, strict_void, ws_i, ws_h)
-        v = best_total_bid_nb(ws_i[WS_BID_TOTALS:], 0, r, -1, 0)[1]
+        v = best_total_bid_nb(ws_i[WS_BID_TOTALS:], np.int64(0), r, np.int64(-1), np.int64(0))[1]
         if v > best_v:
             best_v = v
             best_s = suit
@@ -160,7 +162,7 @@ def search_card_nb(rng, seat, hands, legal, trump, n, leader, pos, lead, best, w
     counts = ws_i[WS_COUNT:WS_COUNT + n]
     allowed = ws_h[WS_ALLOWED:WS_ALLOWED + n]
     # the other seats, the most constrained first (fewest cards to spare among those they may hold)
-    m = 0
+    m = np.int64(0)  # not a literal 0: deal_unseen_nb would be compiled for both (see play_nb)
     for o in range(n):
         q = o - leader
         if q < 0:
