@@ -54,9 +54,15 @@ class Param:
 
     # ------------------------------------------------------------------------------ values
 
-    def parse(self, value, what: str = "") -> Any:
-        """The canonical value of `value` (CLI text or a TOML value); SpecError names the problem."""
+    def parse(self, value, what: str = "", typed: bool = False) -> Any:
+        """The canonical value of `value` (CLI text or a TOML value); SpecError names the problem.
+        `typed`: the value comes from a typed source (a study file, study.json), where text is not a
+        number and "yes" is not true: only the CLI's text is parsed."""
         label = f"{what}{self.name}={value!r}"
+        if typed and isinstance(value, str) and self.kind != "choice":
+            kind = {"bool": "true or false (no quotes)", "int": "a whole number (no quotes)",
+                    "float": "a number (no quotes)"}[self.kind]
+            raise SpecError(f"{label}: expected {kind}")
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value
@@ -143,7 +149,7 @@ def find(params: tuple[Param, ...], name: str, what: str, where: str = "") -> Pa
 
 
 def resolve(params: tuple[Param, ...], given: dict | None, what: str,
-            where: str = "") -> tuple[tuple[str, Any], ...]:
+            where: str = "", typed: bool = False) -> tuple[tuple[str, Any], ...]:
     """Every parameter's canonical value, in declaration order: the given ones parsed, the rest
     their defaults. `given` must be a table; unknown names are errors."""
     if given is None:
@@ -152,7 +158,7 @@ def resolve(params: tuple[Param, ...], given: dict | None, what: str,
         raise SpecError(f"{what}s{where} must be a table of NAME = VALUE, not {given!r}")
     values = {p.name: p.default for p in params}
     for key, value in given.items():
-        values[key] = find(params, str(key), what, where).parse(value, f"{what} ")
+        values[key] = find(params, str(key), what, where).parse(value, f"{what} ", typed)
     return tuple(values.items())
 
 

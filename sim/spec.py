@@ -29,6 +29,8 @@ def read_toml(path: Path, what: str) -> dict:
     """A TOML file as a dict; a missing, unreadable or invalid file is a SpecError naming it."""
     try:
         return tomllib.loads(Path(path).read_text())
+    except RecursionError:
+        raise SpecError(f"{what} {str(path)!r} nests tables or arrays too deeply") from None
     except FileNotFoundError:
         raise SpecError(f"{what} {str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -40,20 +42,23 @@ def read_toml(path: Path, what: str) -> dict:
 def parse_toml_text(text: str, what: str) -> dict:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise SpecError(f"{what} nests tables or arrays too deeply") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{what} is not valid TOML: {exc}") from None
 
 
 def check_name(kind: str, name: str) -> str:
-    if not isinstance(name, str) or not _NAME_RE.match(name) or name in RESERVED_NAMES:
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name) or name in RESERVED_NAMES:
         raise SpecError(f"{kind} name {name!r}: use 1-64 letters, digits, '_', '-' or '.' "
                         f"(not {', '.join(sorted(RESERVED_NAMES))})")
     return name
 
 
-def _whole_number(key: str, value, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or isinstance(value, float):
-        raise SpecError(f"{key}={value!r}: expected a whole number")
+def _whole_number(key: str, value, lo: int, hi: int, typed: bool = False) -> int:
+    """A whole number in lo..hi; CLI text is parsed, a typed source (a study file) must give a number."""
+    if isinstance(value, bool) or isinstance(value, float) or (typed and not isinstance(value, int)):
+        raise SpecError(f"{key}={value!r}: expected a whole number" + (" (no quotes)" if typed else ""))
     if not isinstance(value, int):
         try:
             value = int(str(value).replace("_", ""))
@@ -108,7 +113,8 @@ def make_seat(info: Game, entry) -> Seat:
     else:
         raise SpecError(f"seat {entry!r}: expected a policy name or a table with policy = \"NAME\"")
     policy = info.policy(name)
-    return Seat(policy.name, resolve(policy.params, given, "parameter", f" of policy {name!r}"))
+    typed = isinstance(entry, dict)  # a table's values are typed; 'cautious:start=self' is text
+    return Seat(policy.name, resolve(policy.params, given, "parameter", f" of policy {name!r}", typed))
 
 
 def make_seats(info: Game, policies, players: int) -> tuple[Seat, ...]:
@@ -197,12 +203,13 @@ class ArmSpec:
 
     @classmethod
     def make(cls, game: str, players, rules: dict | None = None, policies=None,
-             name: str = "main", data: dict | None = None, deck=None, read=None) -> ArmSpec:
+             name: str = "main", data: dict | None = None, deck=None, read=None, typed: bool = False) -> ArmSpec:
         """Validate user values (TOML or CLI text) into an arm; raises SpecError naming the problem.
-        `deck` is a shorthand for data={"deck": deck}; `read` reads data paths (a dataset's)."""
+        `deck` is a shorthand for data={"deck": deck}; `read` reads data paths (a dataset's);
+        `typed`: the values come from a study file or study.json, where "4" is not a number."""
         info = get_game(game)
         check_name("arm", name)
-        players = _whole_number("players", players, 1, 64)
+        players = _whole_number("players", players, 1, 64, typed)
         if not info.min_players <= players <= info.max_players:
             raise SpecError(f"players={players}: {info.name} is for "
                             f"{info.min_players}-{info.max_players} players")
@@ -213,7 +220,7 @@ class ArmSpec:
             data["deck"] = deck
         values = tuple(sorted((load_data(info, k, v, read) for k, v in data.items() if v is not None),
                               key=lambda d: d.name))
-        arm = cls(name, info.name, players, resolve(info.rules, rules, "rule", f" for {info.name}"),
+        arm = cls(name, info.name, players, resolve(info.rules, rules, "rule", f" for {info.name}", typed),
                   make_seats(info, policies, players), values)
         info.runner().check_arm(arm)
         return arm
@@ -223,7 +230,7 @@ class ArmSpec:
         """The arm a study.json records (data files read through `read`, relative to the dataset)."""
         files = {k: v["file"] for k, v in (data.get("data") or {}).items()}
         arm = cls.make(data["game"], data["players"], data["rules"], data["seats"],
-                       name=data["name"], data=files, read=read)
+                       name=data["name"], data=files, read=read, typed=True)
         for value in arm.data:
             if value.sha256 != data["data"][value.name]["sha256"]:
                 raise SpecError(f"arm {arm.name!r}: data file {value.relpath} does not match the "
@@ -360,11 +367,17 @@ class StudySpec:
                 arms.append(_arm_from_table(number, defaults, raw, base))
             except SpecError as exc:
                 raise SpecError(f"arm {name!r}: {exc}") from None
+        folded = {}
+        for arm in arms:  # arm names are directory names: 'A' and 'a' are one on some filesystems
+            if arm.name.lower() in folded:
+                raise SpecError(f"arm names {folded[arm.name.lower()]!r} and {arm.name!r} differ only in case: "
+                                "they would share one directory on a case-insensitive filesystem")
+            folded[arm.name.lower()] = arm.name
         return cls(name=data.get("name", default_name),
-                   seed=_whole_number("seed", data.get("seed", 0), 0, 2**63 - 1),
-                   games=_whole_number("games", data.get("games", 10_000), 1, MAX_GAMES),
+                   seed=_whole_number("seed", data.get("seed", 0), 0, 2**63 - 1, typed=True),
+                   games=_whole_number("games", data.get("games", 10_000), 1, MAX_GAMES, typed=True),
                    batch_size=_whole_number("batch_size", data.get("batch_size", DEFAULT_BATCH_SIZE),
-                                            1, 10**8),
+                                            1, 10**8, typed=True),
                    arms=tuple(arms), report=_report_options(data.get("report", {})),
                    description=check_description(data.get("description", "")),
                    questions=make_questions(data.get("question"), arms))
@@ -406,7 +419,7 @@ def _arm_from_table(number: int, defaults: dict, raw: dict, base: Path) -> ArmSp
             raise SpecError(f"data {key}={value!r}: expected a file path")
         data[key] = base / value
     return ArmSpec.make(merged["game"], merged["players"], rules, seats,
-                        name=raw.get("name", f"arm{number}"), data=data)
+                        name=raw.get("name", f"arm{number}"), data=data, typed=True)
 
 
 def _report_options(table) -> tuple[tuple[str, Any], ...]:
