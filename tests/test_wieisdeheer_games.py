@@ -78,3 +78,20 @@ def test_the_same_deals_across_arms_that_differ_in_a_rule():
     other = rows(4, {"questions_per_ace": 5}, count=100)
     assert [r["mole"] for r in base] == [r["mole"] for r in other]
     assert np.mean([r["mole_won"] for r in base]) >= 0
+
+
+def test_a_turn_where_nothing_fits_and_nothing_can_be_drawn_is_traced():
+    """Five random players hoard the cards until the draw and discard piles are empty: a player who
+    cannot play then passes, and the trace says so (it used to show nothing for that turn)."""
+    text = RUNNER.trace_game(ArmSpec.make("wieisdeheer", 5, {}, "random"), 11, 3)
+    assert "cannot play and there is no card left to draw: the turn passes" in text
+
+
+def test_a_sweep_of_the_mole_s_rate_leaves_the_observers_reading_alone():
+    """sabotage is what the mole does; suspect_sabotage what the observers assume. At sabotage 0 the
+    observers still read the acts (they cannot see the rate), and an observer that assumes 0 reads
+    nothing: every stated probability stays the uniform prior's."""
+    honest = rows(4, policy="reasoner:sabotage=0", count=100)
+    assert any(s != -1 and s != 333 for r in honest for s in r["p_suspect"])
+    blind = rows(4, rules={"questions_per_ace": 0}, policy="reasoner:suspect_sabotage=0", count=100)
+    assert all(s in (-1, 333) for r in blind for s in r["p_suspect"])

@@ -353,7 +353,8 @@ def _accusation_section(ctx: Context, writers: pl.DataFrame) -> Section | None:
         claim = ctx.claim(f"confidence:{arm.name}", "wieisdeheer.accusations",
                           f"{arm.name}: the probability the writers state on their suspects differs from how "
                           "often they are right", gap.p_value)
-        how = (f"{'over' if gap.value > 0 else 'under'}confident by {text.points(gap)}, detectable after "
+        how = (f"{'over' if gap.value > 0 else 'under'}confident by "
+               f"{text.points(gap if gap.value > 0 else gap.negate())}, detectable after "
                f"correction ({adjusted(claim)})" if claim.detected else
                f"no detectable gap between the two at this size ({text.points(gap)})")
         verdict = (f"{arm.name}: the reasoning players name the mole {text.share_ci(right)} of the time (a guess: "
@@ -504,10 +505,10 @@ def _pot_section(ctx: Context, games: pl.DataFrame) -> Section:
 WINNER_ONLY_RULES = ("mole_pot_threshold",)
 NOT_PLAYED_TO = ("The players do not play to this rule: it only decides who wins after the last card, "
                  "so the mole's sabotage rate and everyone's play are those of the game without it.")
-DIRECTION_WORDS = {"towards": "moves the mole's share towards the target of",
-                   "away": "moves the mole's share away from the target of",
-                   "across": "moves the mole's share across the target (the two arms lie on either side of it):",
-                   "onto": "moves the mole's share onto the target of"}
+DIRECTION_WORDS = {"towards": "moves the mole's share towards the target of {}",
+                   "away": "moves the mole's share away from the target of {}",
+                   "across": "moves the mole's share across the target of {} (the two arms lie on either side of it)",
+                   "onto": "moves the mole's share onto the target of {}"}
 
 
 def direction(baseline: float, variant: float, target: float) -> str:
@@ -565,7 +566,7 @@ def _changes_section(ctx: Context) -> Section | None:
             continue
         fair = target_of(ctx, pair.a)
         where = direction(c.baseline.value, c.variant.value, fair)
-        verdict = (f"{DIRECTION_WORDS[where]} {text.pct(fair)}" if c.detected
+        verdict = (DIRECTION_WORDS[where].format(text.pct(fair)) if c.detected
                    else f"has no detectable effect on it at this size (target {text.pct(fair)})")
         note = winner_rule_note(ctx, pair)
         sec.verdicts.append(f"{pair.describe_changes()} ({pair.b.name} against {pair.a.name}): the mole wins "
