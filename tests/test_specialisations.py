@@ -1,0 +1,38 @@
+"""No kernel helper is compiled both for a literal and for the type it stands for.
+
+Numba types a constant argument as a literal (Literal[int](0)) and compiles a helper once per
+tuple of argument types, so a helper called with `0` in one place and an int64 in another is
+compiled twice for the same machine code; it made the cold compile of Knutten, Wizard and Wippen
+much longer than it needed to be (docs/benchmarks.md, "Compile time"). benchmarks/specialisations
+types each game's whole call graph in a fresh interpreter (type inference only: the types decide
+the specialisations, and typing costs a fraction of a compile) and lists such pairs.
+
+GAMES are the games whose kernels have been cleared of such pairs. Wippen is not in the list yet:
+its fix is not verified (docs/benchmarks.md). Its type inference alone also takes minutes, which
+this test cannot afford. Wie Weet Wat and Wie is de Heer? can be added once their kernels are
+cleared.
+"""
+import pytest
+from numba.core import types
+
+from benchmarks.specialisations import literal_duplicates, measure
+
+GAMES = ["knutten", "wizard"]
+
+
+def test_a_literal_and_its_type_alike_are_found_and_other_pairs_are_not():
+    int64, zero = types.int64, types.IntegerLiteral(0)
+    array = types.Array(types.int64, 1, "C")
+    found = literal_duplicates([(array, zero), (array, int64), (types.none, int64)], ["a", "k"])
+    assert found == ["k: Literal[int](0) | int64"]
+    # a None against an array (a trace or none) is a real difference, not a literal one
+    assert literal_duplicates([(types.none, int64), (array, int64)], ["trace", "k"]) == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_no_helper_is_compiled_for_a_literal_and_its_type_alike(game):
+    result = measure(game, typing_only=True)
+    assert result["specialisations"] >= result["functions"] > 10  # the census saw the kernel
+    assert result["literal_duplicates"] == {}, (
+        f"{game}: helpers typed for a literal and for its type alike (pass np.int64(...), or "
+        f"start the variable from np.int64(...)): {result['literal_duplicates']}")
