@@ -382,8 +382,8 @@ class Dataset:
         for a, b in combinations(self.arms_of(game), 2):
             if a.design() == b.design():
                 diff = a.rule_diff(b)
-            elif a.variant_design() == b.variant_design() and a.player_diff(b):
-                diff = {**a.rule_diff(b), **a.player_diff(b)}
+            elif a.variant_design() == b.variant_design() and not a.rule_diff(b) and len(a.player_diff(b)) == 1:
+                diff = a.player_diff(b)  # one player parameter, same rules: the parameter's effect
             else:
                 continue
             if not diff:

@@ -187,6 +187,9 @@ def _verdicts(qs: list[Question]) -> list[str]:
     return out
 
 
+FIGURE_PANELS = 6  # questions drawn: those whose answers disagree first, then seat 0's; the table has all
+
+
 def section(ctx: Context) -> Section | None:
     qs = questions(ctx)
     if not qs:
@@ -206,11 +209,13 @@ def section(ctx: Context) -> Section | None:
     sec.tables.append(Table("Differences between player mixes", ["question", "mixes", "difference (95%)",
                                                                  "adjusted p", "answers"],
                             [[q.label, f"{d.mix_b} minus {d.mix_a}", _fmt(d.estimate, q.share),
-                              text.p_value(d.claim.adjusted, bare=True), "disagree" if d.claim.detected else "agree"]
+                              text.p_value(d.claim.adjusted, bare=True), "disagree" if d.claim.detected else "no detectable difference"]
                              for q in qs for d in q.differences],
                             note=f"paired on the game index; adjusted p: {ctx.family.name} over the report's claims"))
+    shown = sorted(qs, key=lambda q: (not q.disagree, not q.label.startswith("seat 0")))[:FIGURE_PANELS]
     frame = pl.DataFrame([{"question": q.label, "mix": a.mix, "value": a.estimate.value, "lo": a.estimate.lo,
-                           "hi": a.estimate.hi, "share": a.share} for q in qs for a in q.answers])
+                           "hi": a.estimate.hi, "share": a.share} for q in shown for a in q.answers])
+    more = f"; {len(qs) - len(shown)} more in the table" if len(qs) > len(shown) else ""
     sec.figures.append(plots.forest(frame, "mix", "value", "lo", "hi", panel="question", ref=0.0, percent="share",
-                                    title="The same question under each player mix (95% intervals)"))
+                                    title=f"The same question under each player mix (95% intervals{more})"))
     return sec

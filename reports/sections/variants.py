@@ -118,7 +118,27 @@ def comparison_table(pair: Pair, comps: list[Comparison], title: str | None = No
                       f"interval width; adjusted p: {name} over the report's claims; detectable: adjusted p below 0.05")
 
 
-def comparison_figure(comps: dict[str, list[Comparison]], title: str) -> Figure:
+FIGURE_MEASURES = ("seat0_win", "balance", "turns", "rounds")  # the rest are in the tables
+
+
+def wide_table(by_key: dict[str, Pair], comps: dict[str, list[Comparison]]) -> Table:
+    """Many pairs: one row per pair, one column per measure (the paired difference), so the table
+    grows with the pairs, not with pairs x measures."""
+    labels = list(dict.fromkeys(c.measure.label for cs in comps.values() for c in cs))
+    rows = []
+    for key, cs in comps.items():
+        cell = {c.measure.label: ("fixed" if c.fixed else fmt_diff(c).replace(" percentage points", "")
+                                  + (" *" if c.detected else "")) for c in cs}
+        rows.append([key, by_key[key].describe_changes()] + [cell.get(label, "") for label in labels])
+    return Table("Variant minus baseline, paired on the game index (95% intervals)", ["pair", "change"] + labels, rows,
+                 note="shares' differences in percentage points; * detectable after the report's correction; fixed: "
+                      "the rules fix this measure, not tested; every level, unpaired interval and adjusted p is in "
+                      "summary.json")
+
+
+def comparison_figure(comps: dict[str, list[Comparison]], title: str, keys=FIGURE_MEASURES) -> Figure:
+    """The core measures of every pair, one panel each (a measure the rules fix is left out)."""
+    comps = {k: [c for c in cs if (keys is None or c.measure.key in keys) and not c.fixed] for k, cs in comps.items()}
     frame = comparison_frame(comps)
     return plots.forest(frame, "pair", "diff", "lo", "hi", panel="measure", lo2="lo_unpaired", hi2="hi_unpaired",
                         ref=0.0, percent="share", title=title)
@@ -145,6 +165,8 @@ def section(ctx: Context) -> Section | None:
     by_key = {p.key: p for p in pairs}
     sec.verdicts = [pair_verdict(by_key[k], c) for k, c in comps.items()]
     sec.data = {"pairs": {k: pair_data(by_key[k], c, v) for (k, c), v in zip(comps.items(), sec.verdicts)}}
-    sec.tables = [comparison_table(by_key[k], c) for k, c in comps.items()]
-    sec.figures.append(comparison_figure(comps, "Variant minus baseline, paired (blue) and unpaired (grey) 95% intervals"))
+    sec.tables = ([comparison_table(by_key[k], c) for k, c in comps.items()] if len(comps) <= 3
+                  else [wide_table(by_key, comps)])
+    sec.figures.append(comparison_figure(comps, "Variant minus baseline: seat 0, balance and length, paired (blue) and "
+                                                "unpaired (grey) 95% intervals"))
     return sec
