@@ -174,3 +174,31 @@ def test_every_figure_of_every_example_is_readable(path, tmp_path, monkeypatch):
     html = paths["html"].read_text()
     assert html.count("data:image/png;base64,") >= 3
     assert plots.layout_problems() == []
+    check_answers_first(paths, spec, tmp_path)
+
+
+def check_answers_first(paths: dict, spec, work: Path) -> None:
+    """The report opens with the study's description and one answer per question, each linking to a
+    section that exists; checked in the HTML and in the page headless Chromium builds from it."""
+    import json
+    import re
+
+    from browser import need_chromium, run_chromium
+
+    summary = json.loads(paths["json"].read_text())
+    answers = summary["answers"]
+    assert spec.description and spec.questions, f"{spec.name}: the example asks no question"
+    assert summary["description"] == spec.description
+    assert len(answers) >= len(spec.questions) and not any(a["question"]["inferred"] for a in answers)
+    html = paths["html"].read_text()
+    assert re.search(r"</h1>\s*<section id=\"answers\">", html), "the answers come first after the title"
+    need_chromium()
+    dom, console, _shot = run_chromium(paths["html"], work, height=1200)
+    assert console == [], console
+    headings = re.findall(r"<h([12])[^>]*>(.*?)</h\1>", dom)
+    assert [h for _level, h in headings[:2]] == [f"kaartlab report: {spec.name}", "Answers"], headings[:3]
+    ids = set(re.findall(r'<section id="([^"]+)"', dom))
+    for a in answers:
+        assert a["evidence"] in ids, (a["title"], a["evidence"])
+        assert f'href="#{a["evidence"]}"' in dom
+        assert a["verdict"] and a["sentence"]

@@ -7,7 +7,6 @@ import os
 from html import escape as html_escape
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from reports.registry import outcomes, sections  # noqa: E402
 from reports.sections import first_player  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
+from browser import CHROMIUM, need_chromium, run_chromium as browser_run  # noqa: E402
 EDGE_PROBS = (0.30, 0.70 / 3, 0.70 / 3, 0.70 / 3)  # seat 0 wins 5 points more than a fair 25%
 JOHN_SHIFT = 10.0  # turns John adds to every game in the fixture
 STRENGTH = {"greedy": 1.3, "cautious(start=self)": 1.0}
@@ -294,24 +293,11 @@ def test_html_is_self_contained(study):
 
 # -- the HTML in a real browser --------------------------------------------------------------------
 def _need_chromium():
-    if CHROMIUM.exists():
-        return
-    if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
-        pytest.fail(f"{CHROMIUM} missing in CI: run .ci/ensure-chromium.sh first")
-    pytest.skip(f"{CHROMIUM} not installed (run .ci/ensure-chromium.sh)")
+    need_chromium(CHROMIUM)
 
 
 def run_chromium(page: Path, work: Path, height: int = 3000) -> tuple[str, list[str], Path]:
-    """Load a file in headless Chromium: (dumped DOM, console messages, screenshot path)."""
-    shot = work / "shot.png"
-    cmd = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={work / 'profile'}", "--enable-logging=stderr", "--v=0", "--hide-scrollbars",
-           f"--window-size=1200,{height}", "--dump-dom", f"--screenshot={shot}", page.resolve().as_uri()]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=work)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
-    return proc.stdout, console, shot
+    return browser_run(page, work, height, CHROMIUM)
 
 
 def test_missing_chromium_fails_in_ci_and_skips_locally(monkeypatch, tmp_path):
