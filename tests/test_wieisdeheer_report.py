@@ -71,7 +71,7 @@ def test_the_sections_measure_the_mole_against_the_named_target(report):
     # the sweep's shares cross the target at least once at this seed (the observers read at 0.3 throughout)
     reach = sweep["sweeps"]["sweep 1 (4 players)"]["reaches_target"]
     assert reach["target"] == 0.15 and reach["crossings"] >= 1
-    assert 0 <= reach["lo"] <= reach["rate"] <= reach["hi"] < 0.5
+    assert 0 <= reach["lo"] <= reach["rate"] <= reach["hi"] <= 1
     verdicts = [line for line in markdown.splitlines() if "players): the mole wins" in line]
     assert len(verdicts) == 4 and all("the target 15.0%" in line for line in verdicts), verdicts
     assert f"reaches the target 15.0% at sabotage {reach['rate']:.2f}" in markdown
