@@ -182,7 +182,7 @@ def answer_compare(ctx: Context, q: Question) -> Answer:
     if flat:
         parts.append(f"no detectable change in {_flat(flat)}")
     if fixed:
-        parts.append(f"{_flat(fixed)} fixed by the rules (not tested)")
+        parts.append(f"{_flat(fixed)} the same in every game (not tested)")
     verdict = _fairness_word(ctx, pair, comps)
     if verdict is None:
         verdict = "changes " + _flat(found) if found else "no detectable change"

@@ -150,7 +150,10 @@ def compare_pairs(ctx: Context, pairs: list[Pair], measures: list[Measure]) -> d
                     level = lambda side: mean_interval(g(side, "mean"), g(side, "var"), g(side, "n"),  # noqa: E731
                                                        lower=mm.lower)
                 paired = mean_interval(g("d", "mean"), g("d", "var"), g("d", "n"), method="paired t")
-                fixed = not (g("a", "var") or 0.0) > 0 and not (g("b", "var") or 0.0) > 0
+                # fixed by design in both arms, or the same in every game (a rule that acts on no game
+                # played): nothing to test
+                fixed = (not (g("a", "var") or 0.0) > 0 and not (g("b", "var") or 0.0) > 0) or \
+                    (not (g("d", "var") or 0.0) > 0 and (g("d", "mean") or 0.0) == 0.0)
                 out.append(Comparison(
                     measure=mm, pair=pair, baseline=level("a"), variant=level("b"), paired=paired,
                     unpaired=welch_difference(g("a", "mean"), g("a", "var"), g("a", "n"),

@@ -136,20 +136,11 @@ def has_columns(ctx: Context) -> bool:
 
 
 def seat_params(ctx: Context, arm_name: str) -> list[dict]:
-    """Each seat's player parameters, the policy's defaults filled in (an arm of default reasoners
-    is the sweep's point at the default `sabotage`)."""
-    from sim.registry import games as registry
-
-    game = registry().get("wieisdeheer")
+    """Each seat's player parameters: study.json records every parameter of a seat's policy, the
+    defaults included (an arm of default reasoners is the sweep's point at the default `sabotage`)."""
     for a in ctx.dataset.study.get("arms", []):
         if a["name"] == arm_name:
-            seats = []
-            for s in a.get("seats", []):
-                defaults = {}
-                if game is not None and s.get("policy") in {p.name for p in game.policies}:
-                    defaults = {p.name: p.default for p in game.policy(s["policy"]).params}
-                seats.append(defaults | dict(s.get("params") or {}))
-            return seats
+            return [dict(s.get("params") or {}) for s in a.get("seats", [])]
     return []
 
 

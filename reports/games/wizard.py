@@ -343,8 +343,8 @@ def wizard_stats(ctx: Context) -> dict[str, dict]:
 
 # -- wording ------------------------------------------------------------------------------------------
 def _pp(formatted: str) -> str:
-    """'points' of a share difference are percentage points: say so where score points are near."""
-    return formatted.replace(" points", " percentage points", 1)
+    """'points' of a share difference are percentage points (text.points says so already)."""
+    return formatted if " percentage points" in formatted else formatted.replace(" points", " percentage points", 1)
 
 
 def _share_diff(est: Estimate) -> str:

@@ -101,7 +101,8 @@ def pair_verdict(pair: Pair, comps: list[Comparison], name: str | None = None) -
     if found and flat:
         body += "; no detectable change in " + ", ".join(c.measure.label for c in flat)
     if fixed:
-        body += "; fixed by the rules, not tested: " + ", ".join(c.measure.label for c in fixed)
+        body += "; the same in every game (fixed by the rules or untouched by the change), not tested: " + \
+            ", ".join(c.measure.label for c in fixed)
     return head + body + " (numbers in the table)."
 
 
@@ -109,7 +110,7 @@ def comparison_table(pair: Pair, comps: list[Comparison], title: str | None = No
     rows = [[c.measure.label, fmt_mean(c, c.baseline), fmt_mean(c, c.variant), fmt_diff(c),
              fmt_interval(c, c.unpaired), text.ratio(c.narrowing),
              text.p_value(c.claim.adjusted, bare=True) if c.claim else "n/a",
-             "fixed by the rules" if c.fixed else "yes" if c.detected else "no"] for c in comps]
+             "not tested: the same in every game" if c.fixed else "yes" if c.detected else "no"] for c in comps]
     name = comps[0].claim.family.name if comps and comps[0].claim else "Holm"
     return Table(title or f"{pair.b.name} vs {pair.a.name} ({pair.describe_changes()})",
                  ["measure", pair.a.name, pair.b.name, "difference (paired 95%)", "unpaired 95%", "narrower",
@@ -132,7 +133,7 @@ def wide_table(by_key: dict[str, Pair], comps: dict[str, list[Comparison]]) -> T
         rows.append([key, by_key[key].describe_changes()] + [cell.get(label, "") for label in labels])
     return Table("Variant minus baseline, paired on the game index (95% intervals)", ["pair", "change"] + labels, rows,
                  note="shares' differences in percentage points; * detectable after the report's correction; fixed: "
-                      "the rules fix this measure, not tested; every level, unpaired interval and adjusted p is in "
+                      "the same in every game (fixed by the rules or untouched by the change), not tested; every level, unpaired interval and adjusted p is in "
                       "summary.json")
 
 
