@@ -212,6 +212,30 @@ def _arm_verdicts(name: str, s: dict) -> list[str]:
     return out
 
 
+def _roles_across_arms(stats: dict[str, dict]) -> list[str]:
+    """Several arms: one sentence per role, over every arm (how often John is drawn and played is in
+    the tables)."""
+    out, quiet = [], []
+    for col, key in ROLE_KEYS.items():
+        roles = {name: s["roles"][key] for name, s in stats.items() if s["roles"][key]["share"].n}
+        found = {n: r for n, r in roles.items() if r["claim"] is not None and r["claim"].detected}
+        if not found:
+            quiet.append(col)
+            continue
+        for sign, word in ((1, "more"), (-1, "less")):
+            arms = {n: r for n, r in found.items() if sign * r["edge"].value > 0}
+            if arms:
+                out.append(f"{ROLE_WHAT[col][0].upper()}{ROLE_WHAT[col][1:]} goes with winning {word} often in "
+                           f"{len(arms)} of {len(roles)} arms ("
+                           + ", ".join(f"{n} {text.pct(r['share'].value)} against {text.pct(r['fair'])} expected"
+                                       for n, r in arms.items())
+                           + "): an association, not shown to be the cause.")
+    if quiet:
+        out.append("No detectable association with winning in any arm for " + ", ".join(ROLE_WHAT[c] for c in quiet)
+                   + " (table below).")
+    return out
+
+
 def _effects(ctx: Context, pairs: list[Pair]) -> dict[str, list[Comparison]]:
     comps = variants.comparisons(ctx, pairs)
     return {k: [c for c in cs if c.measure.key in EFFECTS] for k, cs in comps.items()}
@@ -258,8 +282,11 @@ def john_knut_section(ctx: Context) -> list[Section]:
     out = [sec]
     if not stats and not pairs:
         sec.verdicts = ["No arm plays with John Knut (rule john_knut = 1): nothing to report."]
-    for name, s in stats.items():
-        sec.verdicts += _arm_verdicts(name, s)
+    if len(stats) == 1:
+        for name, s in stats.items():
+            sec.verdicts += _arm_verdicts(name, s)
+    elif stats:
+        sec.verdicts += _roles_across_arms(stats)
     sec.data = {"arms": {name: _estimate_dicts(s) for name, s in stats.items()}}
     if stats:
         sec.tables.append(Table(

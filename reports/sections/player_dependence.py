@@ -117,6 +117,8 @@ def _variant_questions(ctx: Context) -> list[tuple[str, str, dict[str, Pair]]]:
     for pair in ctx.dataset.variant_pairs(ctx.game):
         if pair.a.name not in seat_stats(ctx) or pair.b.name not in seat_stats(ctx):
             continue
+        if pair.a.policies != pair.b.policies:  # a player-parameter variant: its players are the change
+            continue
         key = (_same_but_players(pair.a), _same_but_players(pair.b))
         groups.setdefault(key, {}).setdefault(mix_label(pair.a), pair)
     return [(f"variant/{'|'.join(p.key for p in pairs.values())}", f"effect of {next(iter(pairs.values())).describe_changes()}",
