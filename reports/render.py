@@ -29,6 +29,7 @@ th{background:#f0f2f4}td.l,th.l{text-align:left;white-space:normal}
 figure{margin:1em 0;background:#fff;border:1px solid #e1e4e8;padding:.5em;display:inline-block;max-width:100%}
 figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85em;color:#57606a}
 details{margin:.6em 0;font-size:.88em;color:#3d444d}summary{cursor:pointer;font-weight:600}
+details.fold{font-size:1em;color:inherit}details.fold>summary{font-size:.9em;color:#0b5cad}
 nav ul{columns:2;font-size:.9em}
 #answers{background:#fff;border:1px solid #d0d7de;border-left:5px solid #0b5cad;padding:.6em 1.2em;margin:.8em 0 1.2em}
 #answers h2{border:0;margin:.2em 0 .4em;font-size:1.25em}
@@ -152,6 +153,9 @@ def _html_cell(cell) -> str:
     return _e(cell) if len(cell) > 24 else f'<span class="nw">{_e(cell)}</span>'
 
 
+FOLD_ROWS = 12  # longer tables start folded in report.html (report.md and summary.json show them whole)
+
+
 def html_table(t: Table) -> str:
     al = aligns(t)
     cls = lambda i: ' class="l"' if i < len(al) and al[i] == "l" else ""  # noqa: E731
@@ -159,8 +163,11 @@ def html_table(t: Table) -> str:
     body = "".join("<tr>" + "".join(f"<td{cls(i)}>{_html_cell(c)}</td>" for i, c in enumerate(row)) + "</tr>"
                    for row in t.rows)
     note = f'<p class="tnote">{_e(t.note)}</p>' if t.note else ""
-    return (f'<div class="tablewrap"><table><caption>{_e(t.title)}</caption><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>{note}")
+    table = (f'<div class="tablewrap"><table><caption>{_e(t.title)}</caption><thead><tr>{head}</tr></thead>'
+             f"<tbody>{body}</tbody></table></div>{note}")
+    if len(t.rows) > FOLD_ROWS:  # a long table is evidence to look up, not to scroll past: folded
+        return (f'<details class="fold"><summary>{_e(t.title)} ({len(t.rows)} rows)</summary>{table}</details>')
+    return table
 
 
 def _html_section(sec: Section) -> str:
