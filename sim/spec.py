@@ -369,7 +369,7 @@ class StudySpec:
                 raise SpecError(f"arm {name!r}: {exc}") from None
         folded = {}
         for arm in arms:  # arm names are directory names: 'A' and 'a' are one on some filesystems
-            if arm.name.lower() in folded:
+            if arm.name.lower() in folded and folded[arm.name.lower()] != arm.name:  # the same name: below
                 raise SpecError(f"arm names {folded[arm.name.lower()]!r} and {arm.name!r} differ only in case: "
                                 "they would share one directory on a case-insensitive filesystem")
             folded[arm.name.lower()] = arm.name

@@ -473,8 +473,8 @@ def test_a_trillion_games_is_refused_before_planning_or_writing(tmp_path, capsys
 
 @pytest.mark.parametrize("argv,message", [
     (["--batch-size", "1000000000", "--games", "2000000000"], "this machine allows"),
-    (["--games", "0"], "must be at least 1"),
-    (["--games", "12abc"], "is not a whole number"),
+    (["--games", "0"], "--games=0: expected a whole number 1.."),
+    (["--games", "12abc"], "--games=12abc: expected a whole number 1.."),
     (["--workers", "100000"], "--workers=100000: expected 0 (in this process) to"),
     (["--workers", "-1"], "--workers=-1"),
     (["--seed", "-1"], "seed=-1"),
