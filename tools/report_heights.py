@@ -1,6 +1,6 @@
 """How tall each example's report is, as a designer scrolls it: every study in examples/ played at a
 small size, its report built (with this checkout's reports/, or another checkout's with --reports),
-rendered by headless Chromium 1200 px wide, and the height of the page's content measured.
+rendered by headless Chromium 1200 px wide, and the height of the page measured (CSS pixels).
 
     .venv/bin/python tools/report_heights.py --games 1000 --out /tmp/heights
     .venv/bin/python tools/report_heights.py --games 1000 --out /tmp/heights --reports /tmp/old-checkout
@@ -14,31 +14,28 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-WIDTH, TALL = 1200, 120_000
+WIDTH = 1200
 SMALL = {"wizard-players": 100}  # all-search tables play ~20 games/s
 
 
 def content_height(html: Path, work: Path) -> int:
-    """Pixels from the top of the page to its last non-background row."""
-    from PIL import Image
-
-    shot = work / f"{html.parent.name}.png"
-    subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--user-data-dir={work / 'profile'}", f"--window-size={WIDTH},{TALL}",
-                    f"--screenshot={shot}", html.resolve().as_uri()], check=True, capture_output=True, timeout=300)
-    image = Image.open(shot).convert("L")
-    width, height = image.size
-    rows = image.resize((1, height)).getdata()  # mean of each row
-    background = rows[-1]
-    last = max((y for y, v in enumerate(rows) if abs(v - background) > 0.5), default=0)
-    shot.unlink()
-    return last + 1
+    """The page's height in CSS pixels at 1200 px wide: a copy of the report with one line of script
+    that writes document height into the title, read back from Chromium's DOM dump."""
+    probe = work / f"{html.parent.name}-probe.html"
+    probe.write_text(html.read_text().replace(
+        "</body>", "<script>document.title = 'height=' + document.documentElement.scrollHeight</script></body>"))
+    dom = subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                          f"--user-data-dir={work / 'profile'}", f"--window-size={WIDTH},900", "--dump-dom",
+                          probe.resolve().as_uri()], check=True, capture_output=True, text=True, timeout=300).stdout
+    probe.unlink()
+    return int(re.search(r"<title>height=(\d+)</title>", dom).group(1))
 
 
 def play(path: Path, games: int, out: Path) -> Path:
