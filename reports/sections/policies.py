@@ -16,7 +16,7 @@ from reports import plots, text
 from reports.context import Context
 from reports.dataset import Arm
 from reports.model import Section, Table
-from reports.sections.first_player import adjusted, seat_stats
+from reports.sections.first_player import seat_stats
 from reports.stats import Estimate, SeatPlayerFit, seat_player_fit, share_from_sums, share_test
 
 KEY = "policies"
