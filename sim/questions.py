@@ -20,7 +20,7 @@ _KEYS = {
     "fairness": {"kind", "title", "arms", "measures"},
     "compare": {"kind", "title", "arms", "measures"},
     "players": {"kind", "title", "arms"},
-    "target": {"kind", "title", "arms", "measure", "target", "parameter"},
+    "target": {"kind", "title", "arms", "sweep", "measure", "target", "parameter"},
 }
 MAX_TITLE = 80
 
@@ -34,10 +34,11 @@ class Question:
     measure: str = ""  # target: the measure brought to the target
     target: float | None = None
     parameter: str = ""  # target: the rule or player parameter that varies ("" = the one that does)
+    sweep: str = ""  # target: the [[sweep]] whose points are the values (instead of arms)
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"kind": self.kind}
-        for key in ("title", "arms", "measures", "measure", "target", "parameter"):
+        for key in ("title", "arms", "sweep", "measures", "measure", "target", "parameter"):
             value = getattr(self, key)
             if value not in ("", (), None):
                 out[key] = list(value) if isinstance(value, tuple) else value
@@ -55,8 +56,8 @@ def _names(where: str, key: str, value) -> tuple[str, ...]:
     return tuple(value)
 
 
-def make_question(number: int, raw, arms) -> Question:
-    """Validate one ``[[question]]`` table against the study's arms (ArmSpec objects)."""
+def make_question(number: int, raw, arms, sweeps=()) -> Question:
+    """Validate one ``[[question]]`` table against the study's arms (ArmSpec objects) and sweeps."""
     where = f"question {number}"
     if not isinstance(raw, dict):
         raise SpecError(f"{where} must be a table, not {raw!r}")
@@ -91,6 +92,8 @@ def make_question(number: int, raw, arms) -> Question:
     _check_measures(where, measures, chosen)
 
     question = Question(kind=kind, arms=names, measures=measures, title=title)
+    if kind == "target" and "sweep" in raw:
+        return _sweep_target(where, raw, question, arms, sweeps)
     if kind == "target":
         question = _target(where, raw, question, chosen)
     return question
@@ -107,7 +110,7 @@ def _check_measures(where: str, measures, arms) -> None:
                                 f"`kaartlab games {game}` describes them)")
 
 
-def _target(where: str, raw: dict, question: Question, arms) -> Question:
+def _measure_and_target(where: str, raw: dict, arms) -> tuple[str, float]:
     measure = raw.get("measure")
     if not isinstance(measure, str):
         raise SpecError(f"{where}: needs measure = \"NAME\" (the measure brought to the target)")
@@ -115,6 +118,39 @@ def _target(where: str, raw: dict, question: Question, arms) -> Question:
     target = raw.get("target")
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not math.isfinite(target):
         raise SpecError(f"{where}: target={target!r}: expected a number (a share as 0.25, a count as 40)")
+    return measure, float(target)
+
+
+def _sweep_target(where: str, raw: dict, question: Question, arms, sweeps) -> Question:
+    """A target over a [[sweep]]: the parameter is the sweep's (named when it varies two); the
+    report answers it once per curve (per crossed arm and value of the other parameter)."""
+    if question.arms:
+        raise SpecError(f"{where}: give either sweep or arms, not both")
+    by_name = {w.name: w for w in sweeps}
+    sweep = by_name.get(raw["sweep"]) if isinstance(raw["sweep"], str) else None
+    if sweep is None:
+        raise SpecError(f"{where}: no sweep {raw['sweep']!r} (sweeps: {', '.join(by_name) or 'none'})")
+    swept = {a.name: a for a in arms}
+    measure, target = _measure_and_target(where, raw, [swept[p.arm] for p in sweep.points[:1]])
+    parameter = raw.get("parameter", "")
+    if not parameter:
+        if len(sweep.parameters) != 1:
+            raise SpecError(f"{where}: sweep {sweep.name!r} varies {' and '.join(sweep.parameters)}: "
+                            "name the one to solve for (parameter = ...)")
+        parameter = sweep.parameters[0]
+    if parameter not in sweep.parameters:
+        raise SpecError(f"{where}: parameter={parameter!r}: sweep {sweep.name!r} varies "
+                        f"{', '.join(sweep.parameters)}")
+    values = sweep.values[sweep.parameters.index(parameter)]
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+        raise SpecError(f"{where}: parameter {parameter!r} is not numeric ({list(values)}): "
+                        "a target needs a numeric parameter")
+    return Question(kind="target", title=question.title, measure=measure, target=target,
+                    parameter=parameter, sweep=sweep.name)
+
+
+def _target(where: str, raw: dict, question: Question, arms) -> Question:
+    measure, target = _measure_and_target(where, raw, arms)
     if len(arms) < 2 or len({a.game for a in arms}) > 1:
         raise SpecError(f"{where}: needs two or more arms of one game (the values of the parameter)")
     varying = _varying_parameters(arms)
@@ -153,12 +189,12 @@ def _varying_parameters(arms) -> list[str]:
     return rules + players
 
 
-def make_questions(raw, arms) -> tuple[Question, ...]:
+def make_questions(raw, arms, sweeps=()) -> tuple[Question, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise SpecError(f"question must be [[question]] tables, not {raw!r}")
-    return tuple(make_question(i, q, arms) for i, q in enumerate(raw, 1))
+    return tuple(make_question(i, q, arms, sweeps) for i, q in enumerate(raw, 1))
 
 
 def check_description(value) -> str:

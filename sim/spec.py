@@ -17,6 +17,7 @@ from sim.errors import SpecError
 from sim.params import resolve
 from sim.questions import Question, check_description, make_questions
 from sim.registry import Game, get_game
+from sim.sweep import Sweep, expand
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 DEFAULT_BATCH_SIZE = 50_000
@@ -281,7 +282,8 @@ class ArmSpec:
 
 # ------------------------------------------------------------------------------------ studies
 
-REPORT_ONLY = ("report", "description", "questions")  # study.json keys that change no row
+# study.json keys that change no row (a sweep's arms are in the arms; its record only groups them)
+REPORT_ONLY = ("report", "description", "questions", "sweeps")
 REPORT_KEYS = {"edge": float, "correction": str, "equivalence_margin": float, "mole_target": float}
 
 
@@ -295,6 +297,7 @@ class StudySpec:
     report: tuple[tuple[str, Any], ...] = ()  # report options: they do not change the rows
     description: str = ""  # the study's question in words, shown at the top of the report
     questions: tuple[Question, ...] = ()  # what the report answers first (sim/questions.py)
+    sweeps: tuple[Sweep, ...] = ()  # which arms are the points of a [[sweep]] (sim/sweep.py)
 
     def __post_init__(self):
         check_name("study", self.name)
@@ -319,11 +322,14 @@ class StudySpec:
             data["description"] = self.description
         if self.questions:
             data["questions"] = [q.to_dict() for q in self.questions]
+        if self.sweeps:
+            data["sweeps"] = [w.to_dict() for w in self.sweeps]
         return data
 
     def fingerprint(self) -> str:
         """Hash of everything that decides the rows and file layout: a different study, a
-        different hash (report options, description and questions are left out: they change no row)."""
+        different hash (report options, description, questions and the sweeps' records are left out:
+        they change no row)."""
         data = self.to_dict()
         for key in REPORT_ONLY:
             data.pop(key, None)
@@ -352,12 +358,12 @@ class StudySpec:
     @classmethod
     def from_dict(cls, data: dict, base: Path = Path("."), default_name: str = "study") -> StudySpec:
         _no_unknown("study", data, {"name", "seed", "games", "batch_size", "defaults", "arm",
-                                    "description", "report", "question"})
+                                    "description", "report", "question", "sweep"})
         defaults = _table("[defaults]", data.get("defaults", {}))
         _no_unknown("[defaults]", defaults, _ARM_KEYS - {"name"})
-        raw_arms = data.get("arm")
-        if not isinstance(raw_arms, list) or not raw_arms:
-            raise SpecError("a study needs at least one [[arm]] table")
+        raw_arms = data.get("arm", [])
+        if not isinstance(raw_arms, list) or not (raw_arms or data.get("sweep")):
+            raise SpecError("a study needs at least one [[arm]] or [[sweep]] table")
         arms = []
         for number, raw in enumerate(raw_arms, 1):
             raw = _table(f"arm {number}", raw)
@@ -367,6 +373,8 @@ class StudySpec:
                 arms.append(_arm_from_table(number, defaults, raw, base))
             except SpecError as exc:
                 raise SpecError(f"arm {name!r}: {exc}") from None
+        sweeps, swept = _sweeps(data.get("sweep", []), defaults, arms, base)
+        arms += swept
         folded = {}
         for arm in arms:  # arm names are directory names: 'A' and 'a' are one on some filesystems
             if arm.name.lower() in folded and folded[arm.name.lower()] != arm.name:  # the same name: below
@@ -380,15 +388,17 @@ class StudySpec:
                                             1, 10**8, typed=True),
                    arms=tuple(arms), report=_report_options(data.get("report", {})),
                    description=check_description(data.get("description", "")),
-                   questions=make_questions(data.get("question"), arms))
+                   questions=make_questions(data.get("question"), arms, sweeps), sweeps=sweeps)
 
     def with_report_part(self, data: dict) -> StudySpec:
         """This study with the report-only part (report options, description, questions) of a
         study.json ``study`` table: what study.json keeps beside the arms."""
         try:
+            sweeps = tuple(Sweep.from_dict(w) for w in data.get("sweeps") or ())
             return replace(self, report=_report_options(data.get("report") or {}),
                            description=check_description(data.get("description", "")),
-                           questions=make_questions(_as_tables(data.get("questions")), self.arms))
+                           questions=make_questions(_as_tables(data.get("questions")), self.arms, sweeps),
+                           sweeps=sweeps)
         except SpecError as exc:
             raise SpecError(f"study.json: {exc}") from None
 
@@ -398,6 +408,48 @@ def _as_tables(questions):
 
 
 _ARM_KEYS = {"name", "game", "players", "rules", "policy", "seat", "data", "deck"}
+_SWEEP_KEYS = _ARM_KEYS | {"vary", "arms"}
+
+
+def _sweeps(raw_sweeps, defaults: dict, arms: list[ArmSpec], base: Path) -> tuple[tuple[Sweep, ...], list[ArmSpec]]:
+    """Every [[sweep]] table: its record and its arms. A sweep either crosses named [[arm]] tables
+    (``arms = [...]``) or is an arm template of its own (the [[arm]] keys, with [defaults])."""
+    if not isinstance(raw_sweeps, list):
+        raise SpecError(f"sweep must be [[sweep]] tables, not {raw_sweeps!r}")
+    by_name = {a.name: a for a in arms}
+    sweeps, swept = [], []
+    for number, raw in enumerate(raw_sweeps, 1):
+        raw = _table(f"sweep {number}", raw)
+        name = raw.get("name", f"sweep{number}")
+        try:
+            check_name("sweep", name)
+            _no_unknown(f"sweep {name!r}", raw, _SWEEP_KEYS)
+            if name in {w.name for w in sweeps}:
+                raise SpecError("the name is used twice")
+            if "arms" in raw:
+                extra = sorted(set(raw) & (_ARM_KEYS - {"name"}))
+                if extra:
+                    raise SpecError(f"give either arms = [...] or the arm's own keys, not both ({extra[0]!r})")
+                names = raw["arms"]
+                if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+                    raise SpecError(f"arms={names!r}: expected a list of [[arm]] names")
+                for n in names:
+                    if n not in by_name:
+                        raise SpecError(f"no [[arm]] named {n!r} (arms: {', '.join(by_name) or 'none'})")
+                bases = [(n, by_name[n]) for n in dict.fromkeys(names)]
+            else:
+                template = {k: v for k, v in raw.items() if k not in ("vary", "name")}
+                bases = [("", _arm_from_table(number, defaults, {**template, "name": name}, base))]
+
+            def make_arm(arm_name, origin, rules, seats):
+                return ArmSpec.make(origin.game, origin.players, rules, seats, name=arm_name,
+                                    data={d.name: d for d in origin.data}, typed=True)
+            sweep, new_arms = expand(name, raw.get("vary"), bases, make_arm)
+        except SpecError as exc:
+            raise SpecError(f"sweep {name!r}: {exc}") from None
+        sweeps.append(sweep)
+        swept += new_arms
+    return tuple(sweeps), swept
 
 
 def _arm_from_table(number: int, defaults: dict, raw: dict, base: Path) -> ArmSpec:
