@@ -185,7 +185,7 @@ def plan_of(manifest: dict) -> tuple[dict, int, int, list[str]]:
     for key, value in (("games", games), ("batch_size", size)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PLANNED:
             raise ValueError(f"{key}={value!r} is not a count of games")
-    if not isinstance(arms, list) or not arms or not all(
+    if not isinstance(arms, list) or not (arms or study.get("search")) or not all(
             isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"] and "/" not in a["name"]
             for a in arms):
         raise ValueError("the arms are not a list of named arms")
@@ -193,6 +193,22 @@ def plan_of(manifest: dict) -> tuple[dict, int, int, list[str]]:
     if len(set(names)) != len(names):
         raise ValueError("an arm name is used twice")
     return study, games, size, names
+
+
+def arm_extents(study: dict, games: int, size: int) -> dict[str, tuple[int, int, int]]:
+    """Per arm (games, first game, batch size): the study's games from 0 in its batches, or what a
+    search arm's entry says (sim/search.py, Extent); ValueError when an entry does not make a plan."""
+    out = {}
+    for arm in study["arms"]:
+        if "search" not in arm:
+            out[arm["name"]] = (games, 0, size)
+            continue
+        g, first, b = arm.get("games"), arm.get("first", 0), arm.get("batch_size")
+        for key, value, lo in (("games", g, 1), ("first", first, 0), ("batch_size", b, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= MAX_PLANNED:
+                raise ValueError(f"arm {arm['name']!r}: {key}={value!r} is not a count of games")
+        out[arm["name"]] = (g, first, b)
+    return out
 
 
 def check(fs: pafs.FileSystem, root: str, manifest: dict, deep: bool = False,
@@ -206,8 +222,9 @@ def check(fs: pafs.FileSystem, root: str, manifest: dict, deep: bool = False,
     if not isinstance(fingerprint, str):
         fingerprint = None
     legacy = manifest.get("integrity") != INTEGRITY
-    per_arm = batches_per_arm(games, size)
-    arms = {name: ArmState(name, per_arm, games) for name in names}
+    extents = arm_extents(study, games, size)
+    arms = {name: ArmState(name, batches_per_arm(extents[name][0], extents[name][2]), extents[name][0])
+            for name in names}
     files: dict[str, pafs.FileInfo] = {}
     extra, temporary = [], []
     selector = pafs.FileSelector(root, recursive=True, allow_not_found=True)
@@ -230,18 +247,19 @@ def check(fs: pafs.FileSystem, root: str, manifest: dict, deep: bool = False,
             if base not in files:
                 arm, name = base.split("/")
                 match = _BATCH_RE.match(name)
-                if arm in arms and match and int(match.group(1)) < per_arm:
+                if arm in arms and match and int(match.group(1)) < arms[arm].planned_batches:
                     arms[arm].bad.append(Problem(base, "its record exists but the file is missing"))
                 else:
                     extra.append(rel)
             continue
         arm, name = rel.split("/")
         index = int(_BATCH_RE.match(name).group(1))
-        if arm not in arms or index >= per_arm:
+        if arm not in arms or index >= arms[arm].planned_batches:
             extra.append(rel)
             continue
+        arm_games, first, arm_size = extents[arm]
         reason, rows = _check_one(fs, root, rel, files[rel], files.get(record_relpath(rel)),
-                                  arm, index, index * size, planned_count(games, size, index),
+                                  arm, index, first + index * arm_size, planned_count(arm_games, arm_size, index),
                                   fingerprint, legacy, hashes, deep)
         if reason:
             arms[arm].bad.append(Problem(rel, reason))

@@ -48,10 +48,100 @@ class RunResult:
         return self.games_run / self.seconds if self.seconds > 0 else 0.0
 
 
-def warm_up(study: StudySpec) -> None:
+def warm_up(study: StudySpec, arms=None) -> None:
     """Compile (or load from cache) every arm's kernel once in the driver, so workers only load."""
-    for arm in study.arms:
+    for arm in study.arms if arms is None else arms:
         arm.info.runner().play_batch(arm, study.seed, 0, 1)
+
+
+class Session:
+    """One run's hold on a study directory: it verifies what is there once, redoes what does not
+    verify, and then plays whatever batches it is asked for, in this process or on one Ray that it
+    starts for the whole run. A study plays once; a search plays round after round as its optimiser
+    proposes candidates (pipelines/search.py), each round through the same session."""
+
+    def __init__(self, directory: StudyDir, workers, address, progress: bool, resume: str,
+                 before_play=None, name: str = ""):
+        self.directory, self.workers, self.address, self.resume = directory, workers, address, resume
+        self.before_play = before_play
+        state = directory.integrity()
+        self.redone = [str(p) for p in state.bad]
+        directory.clean(state)
+        self.done = set(state.good)
+        self.bar = tqdm(total=0, unit="games", unit_scale=True, smoothing=0.1, disable=not progress,
+                        desc=name, dynamic_ncols=True)
+        self.record = {"fingerprint": None, "run": uuid.uuid4().hex[:12]}
+        self.batches_run = self.batches_skipped = self.games_run = 0
+        self.seconds = 0.0
+        self.owned = False
+        self.ray_started = False
+        self.warm: set[str] = set()
+
+    def expect(self, games: int) -> None:
+        """Add games to the progress bar's total (a search knows its work only round by round)."""
+        self.bar.total = (self.bar.total or 0) + games
+        self.bar.refresh()
+
+    def play(self, study: StudySpec, upto: dict[str, int] | None = None, announce: dict | None = None) -> int:
+        """Play every planned batch of ``study`` not yet done; with ``upto``, only the batches of those
+        arms that hold their first upto[arm] games. ``announce`` (arm -> games) is what before_play
+        is told when there is work (default: what is to play now). Returns the games played."""
+        batches = plan(study)
+        if upto is None:
+            wanted = list(batches)
+        else:
+            wanted = [b for p in batches.plans if p.name in upto
+                      for b in (p.batch(i) for i in range(-(-min(upto[p.name], p.games) // p.batch_size)))]
+        todo = [b for b in wanted if b.relpath not in self.done]
+        self.batches_skipped += len(wanted) - len(todo)
+        if not todo:
+            return 0
+        games = sum(b.count for b in todo)
+        if self.before_play is not None:
+            left: dict[str, int] = {}
+            for b in todo:
+                left[b.arm] = left.get(b.arm, 0) + b.count
+            self.before_play({**left, **(announce or {})}, len(todo))
+            self.before_play = None
+        if upto is None:
+            self.expect(games)
+        elif self.bar.n + games > (self.bar.total or 0):  # racing gave more games than announced
+            self.expect(self.bar.n + games - (self.bar.total or 0))
+        self.record["fingerprint"] = study.fingerprint()
+        by_name = {a.name: a for a in study.arms}
+        cold = [by_name[n] for n in dict.fromkeys(b.arm for b in todo) if n not in self.warm]
+        warm_up(study, cold)
+        self.warm.update(a.name for a in cold)
+        if self.workers != 0 and not self.ray_started:
+            self.owned = start_ray(self.workers, self.address, self.resume)
+            self.ray_started = True
+        began = time.perf_counter()
+        try:
+            if self.workers == 0:
+                for batch in todo:
+                    run_and_write(study, batch, self.directory.display, self.record)
+                    self.done.add(batch.relpath)
+                    self.batches_run += 1
+                    self.bar.update(batch.count)
+            else:
+                finished = _run_on_ray(study, iter(todo), len(todo), len(self.done) + len(todo),
+                                       self.directory.display, self.workers, self.bar, self.record,
+                                       self.resume, len(self.done))
+                for batch in finished:
+                    self.done.add(batch.relpath)
+                self.batches_run += len(finished)
+        finally:
+            self.seconds += time.perf_counter() - began
+        self.games_run += games
+        return games
+
+    def close(self) -> None:
+        self.bar.close()
+        if self.owned:
+            stop_ray()
+            self.owned = False
+        # a worker killed mid-write leaves a temporary file; the run is over, no task still writes
+        self.directory.remove_temporary()
 
 
 def run_study(study: StudySpec, out: str, workers: int | None = None, address: str | None = None,
@@ -59,7 +149,8 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     """workers=0 runs in this process; otherwise Ray with `workers` CPUs on a local cluster
     (default: all cores) or the cluster at `address` / RAY_ADDRESS. `before_play(todo, batches)`
     is called once before the first game when there is work, with the games each arm still has
-    to play and the batch files still to write (the CLI prints its run-time estimate there)."""
+    to play and the batch files still to write (the CLI prints its run-time estimate there).
+    A study with [[search]] tables plays its own arms first, then each search (pipelines/search.py)."""
     if workers == 0 and address:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
@@ -69,43 +160,23 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     resume = command or "the same command"
     with StudyLock(directory, command) as lock:
         resumed = directory.prepare(study, command)
-        state = directory.integrity()
-        redone = [str(p) for p in state.bad]
-        directory.clean(state)
-        done = state.good
-        batches = plan(study)
-        todo_games = study.games * len(study.arms) - sum(a.games for a in state.arms.values())
-        todo_count = len(batches) - len(done)
-        todo = (b for b in batches if b.relpath not in done)
-        if todo_count and before_play is not None:
-            before_play({a.name: a.planned_games - a.games for a in state.arms.values()}, todo_count)
-        bar = tqdm(total=todo_games, unit="games", unit_scale=True, smoothing=0.1,
-                   disable=not progress, desc=study.name, dynamic_ncols=True)
-        record = {"fingerprint": study.fingerprint(), "run": uuid.uuid4().hex[:12]}
-        began = time.perf_counter()
-        owned = False
+        session = Session(directory, workers, address, progress, resume, before_play, study.name)
         try:
-            if todo_count:
-                warm_up(study)
-                if workers != 0:
-                    owned = start_ray(workers, address, resume)
-                began = time.perf_counter()
-                if workers == 0:
-                    for batch in todo:
-                        run_and_write(study, batch, out, record)
-                        bar.update(batch.count)
-                else:
-                    _run_on_ray(study, todo, todo_count, len(batches), out, workers, bar, record,
-                                resume)
+            announce = None
+            if study.searches:
+                from pipelines.search import budget
+
+                announce = budget(study, directory.read_manifest())
+                session.expect(sum(announce.values()))
+            session.play(study, announce=announce)
+            if study.searches:
+                from pipelines.search import run_searches
+
+                run_searches(study, session, announce)
         finally:
-            bar.close()
-            if owned:
-                stop_ray()
-        seconds = time.perf_counter() - began
-        # a worker killed mid-write leaves a temporary file; the run is over, no task still writes
-        directory.remove_temporary()
-    return RunResult(directory.display, todo_count, len(batches) - todo_count, todo_games, seconds,
-                     resumed, redone, lock.taken_over)
+            session.close()
+    return RunResult(directory.display, session.batches_run, session.batches_skipped, session.games_run,
+                     session.seconds, resumed, session.redone, lock.taken_over)
 
 
 # ---------------------------------------------------------------------------------------- Ray
@@ -334,7 +405,8 @@ def alive_cpus() -> float:
     return sum(n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive"))
 
 
-def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resume) -> None:
+def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resume, done_before=None) -> list:
+    """Play `todo` on Ray, at most two batches per CPU in flight; the batches finished, in order."""
     import ray
 
     retries = int(os.environ.get(RETRIES_ENV, "3"))
@@ -347,8 +419,11 @@ def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resum
     finished = 0
     no_capacity_since = None
 
+    done: list = []
+
     def kept() -> str:
-        return (f"{total - todo_count + finished:,} of {total:,} batches are done and kept; "
+        before = total - todo_count if done_before is None else done_before
+        return (f"{before + finished:,} of {total:,} batches are done and kept; "
                 f"resume with: {resume}")
 
     exhausted = False
@@ -396,4 +471,6 @@ def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resum
             raise RunError(f"lost the Ray cluster: {type(exc).__name__}: {_first_line(exc)}; "
                            f"{kept()}") from None
         finished += 1
+        done.append(batch)
         bar.update(batch.count)
+    return done

@@ -166,6 +166,24 @@ class StudyDir:
         except OSError as exc:
             raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
 
+    def update_manifest(self, study: StudySpec, searches: dict | None = None) -> None:
+        """Rewrite study.json for the same study grown by a search's arms (their own plans) and,
+        with ``searches``, the searches' progress: what it proposed, evaluated and chose
+        (pipelines/search.py). The fingerprint covers neither, so it stays. The caller holds the lock."""
+        manifest = self.read_manifest()
+        if manifest is None or manifest.get("fingerprint") != study.fingerprint():
+            raise SpecError(f"{self.display}/{MANIFEST} does not hold study {study.name!r} any more")
+        manifest["study"] = study.to_dict()
+        for arm in study.arms:
+            info = get_game(arm.game)
+            manifest.setdefault("games", {})[arm.game] = {"version": info.version, **info.score.to_dict()}
+        if searches is not None:
+            manifest["searches"] = searches
+        try:
+            self._write_atomic(MANIFEST, json.dumps(manifest, indent=2).encode())
+        except OSError as exc:
+            raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
+
     def create_root(self) -> None:
         try:
             self.fs.create_dir(self.root, recursive=True)
@@ -194,9 +212,13 @@ class StudyDir:
                             f"this kaartlab reads format {FORMAT}")
         data = manifest["study"]
         try:
+            from sim.search import Extent, SearchSpec
+
             arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
-            return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"],
-                             arms).with_report_part(data)
+            searches = tuple(SearchSpec.from_dict(d, read=self.read_file) for d in data.get("search") or ())
+            extents = tuple(e for e in (Extent.from_arm_dict(a) for a in data["arms"]) if e is not None)
+            return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
+                             searches=searches, extents=extents).with_report_part(data)
         except SpecError as exc:
             raise SpecError(f"{self.display}/{MANIFEST}: {exc}") from None
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
@@ -298,7 +320,7 @@ def manifest_for(study: StudySpec, command: str = "") -> dict:
 
 def provenance(command: str = "") -> dict:
     packages = {}
-    for name in ("kaartlab", "numba", "numpy", "pyarrow", "polars", "ray", "scipy"):
+    for name in ("kaartlab", "numba", "numpy", "pyarrow", "polars", "ray", "scipy", "optuna"):
         try:
             packages[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -54,10 +54,12 @@ def check_batches(root: Path, manifest: dict) -> Checked:
     names = [a["name"] for a in study["arms"]]
     if not all(isinstance(n, str) and n and "/" not in n for n in names):
         raise ValueError("arm names")
-    per_arm = -(-games // size)
+    plans = arm_plans(study, games, size)
     fingerprint = manifest.get("fingerprint")
-    out = Checked({n: games for n in names}, {n: 0 for n in names}, {n: [] for n in names}, [], {})
+    out = Checked({n: plans[n][0] for n in names}, {n: 0 for n in names}, {n: [] for n in names}, [], {})
     for arm in names:
+        arm_games, first, arm_size = plans[arm]
+        per_arm = -(-arm_games // arm_size)
         found = {}
         folder = root / arm
         for path in folder.glob("batch-*.parquet*") if folder.is_dir() else ():
@@ -67,14 +69,27 @@ def check_batches(root: Path, manifest: dict) -> Checked:
                 found[int(match.group(1))] = name
         for index in sorted(found):
             rel = f"{arm}/{found[index]}"
-            count = min(size, games - index * size)
-            reason = _check_batch(root / rel, arm, index, index * size, count, fingerprint)
+            count = min(arm_size, arm_games - index * arm_size)
+            reason = _check_batch(root / rel, arm, index, first + index * arm_size, count, fingerprint)
             if reason:
                 out.bad.append(f"{rel}: {reason}")
             else:
                 out.good[arm].append(rel)
                 out.games[arm] += count
         out.missing[arm] = per_arm - len(found)
+    return out
+
+
+def arm_plans(study: dict, games: int, size: int) -> dict[str, tuple[int, int, int]]:
+    """Per arm (games, first game, batch size): the study's games from 0 in its batches, or the
+    plan a search arm's entry carries (docs/search.md)."""
+    out = {}
+    for a in study["arms"]:
+        plan = (a.get("games"), a.get("first", 0), a.get("batch_size")) if "search" in a else (games, 0, size)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10**12 for v in plan) \
+                or plan[0] < 1 or plan[2] < 1:
+            raise ValueError(f"arm {a['name']!r}: games, first, batch_size = {plan!r}")
+        out[a["name"]] = plan
     return out
 
 
@@ -169,6 +184,8 @@ class Arm:
     game_version: int | None = None
     index: int = 0  # position in the study
     seat_params: tuple = field(default=(), hash=False, compare=False)  # per seat: (policy, {param: value})
+    first: int = 0  # first game index (a search re-plays its best setting on games after its candidates')
+    search: str = ""  # the [[search]] that made this arm ("" for the study's own arms)
 
     @property
     def fair(self) -> float:
@@ -177,7 +194,7 @@ class Arm:
     def design(self) -> tuple:
         """What must match for two arms to 'differ in rule parameters only'."""
         return (self.game, self.game_version, self.players, self.policies,
-                json.dumps(self.deck, sort_keys=True))
+                json.dumps(self.deck, sort_keys=True), self.first)
 
     def setup(self) -> tuple:
         """What must match for arms to be pooled in a policy comparison (all but the policies)."""
@@ -207,7 +224,7 @@ class Arm:
 
     def variant_design(self) -> tuple:
         """What must match for two uniform tables to differ in a player parameter only."""
-        return (self.game, self.game_version, self.players, json.dumps(self.deck, sort_keys=True))
+        return (self.game, self.game_version, self.players, json.dumps(self.deck, sort_keys=True), self.first)
 
     @property
     def mixed_policies(self) -> bool:
@@ -258,7 +275,7 @@ class Dataset:
         self.name = study.get("name", self.root.name)
         self.fingerprint = self.manifest.get("fingerprint")
         games = self.manifest.get("games", {})
-        arms = []
+        arms, candidates = [], []
         for i, a in enumerate(study.get("arms", [])):
             game = a.get("game", "game")
             players = int(a["players"])
@@ -273,14 +290,18 @@ class Dataset:
                 raise ValueError(f"arm name {a['name']!r}")
             seats = tuple((str(t.get("policy")), dict(t.get("params") or {}))
                           for t in a.get("seats") or () if isinstance(t, dict))
-            arms.append(Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
-                            policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
-                            index=i, seat_params=seats if len(seats) == players else ()))
-        if not arms:
+            arm = Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
+                      policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
+                      index=i, seat_params=seats if len(seats) == players else (), first=int(a.get("first", 0)),
+                      search=str(a.get("search", "")))
+            # a search's candidates are read by its own section (reports/search.py), not the generic ones
+            (candidates if a.get("search_role") == "candidate" else arms).append(arm)
+        if not arms and not candidates:
             raise ReportError(f"{self.root}: the study lists no arms")
         self.all_arms = arms
+        self.candidates = candidates
         self.games = {}
-        for arm in arms:
+        for arm in arms + candidates:
             g = games.get(arm.game, {})
             self.games[arm.game] = GameInfo(arm.game, str(g.get("score", "score")),
                                             bool(g.get("higher_score_wins", True)), g.get("version"))
@@ -344,7 +365,7 @@ class Dataset:
         return [a for a in self.all_arms if self._files(a.name)]
 
     def arm(self, name: str) -> Arm:
-        for a in self.all_arms:
+        for a in self.all_arms + self.candidates:
             if a.name == name:
                 return a
         raise KeyError(name)

@@ -17,6 +17,7 @@ from sim.errors import SpecError
 from sim.params import resolve
 from sim.questions import Question, check_description, make_questions
 from sim.registry import Game, get_game
+from sim.search import make_searches
 from sim.sweep import Sweep, expand
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -298,6 +299,8 @@ class StudySpec:
     description: str = ""  # the study's question in words, shown at the top of the report
     questions: tuple[Question, ...] = ()  # what the report answers first (sim/questions.py)
     sweeps: tuple[Sweep, ...] = ()  # which arms are the points of a [[sweep]] (sim/sweep.py)
+    searches: tuple = ()  # [[search]] tables (sim/search.py): their definitions are in the fingerprint
+    extents: tuple = ()  # a search's arms' own plans (sim/search.Extent): games, first game, batches
 
     def __post_init__(self):
         check_name("study", self.name)
@@ -307,7 +310,7 @@ class StudySpec:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
             raise SpecError(f"seed={self.seed!r}: expected a whole number 0..2**63-1")
         names = [a.name for a in self.arms]
-        if not names:
+        if not names and not self.searches:
             raise SpecError("a study needs at least one arm")
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -316,6 +319,11 @@ class StudySpec:
     def to_dict(self) -> dict:
         data = {"name": self.name, "seed": self.seed, "games": self.games,
                 "batch_size": self.batch_size, "arms": [a.to_dict() for a in self.arms]}
+        if self.searches or self.extents:  # a search's arms carry their own plan; the searches' tables
+            extents = {e.arm: e for e in self.extents}
+            for arm in data["arms"]:
+                arm.update(extents[arm["name"]].to_dict() if arm["name"] in extents else {})
+            data["search"] = [s.to_dict() for s in self.searches]
         if self.report:
             data["report"] = dict(self.report)
         if self.description:
@@ -333,6 +341,8 @@ class StudySpec:
         data = self.to_dict()
         for key in REPORT_ONLY:
             data.pop(key, None)
+        # a search's arms are its proposals: the search's table decides them, not the other way round
+        data["arms"] = [a for a in data["arms"] if "search" not in a]
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -358,12 +368,12 @@ class StudySpec:
     @classmethod
     def from_dict(cls, data: dict, base: Path = Path("."), default_name: str = "study") -> StudySpec:
         _no_unknown("study", data, {"name", "seed", "games", "batch_size", "defaults", "arm",
-                                    "description", "report", "question", "sweep"})
+                                    "description", "report", "question", "sweep", "search"})
         defaults = _table("[defaults]", data.get("defaults", {}))
         _no_unknown("[defaults]", defaults, _ARM_KEYS - {"name"})
         raw_arms = data.get("arm", [])
-        if not isinstance(raw_arms, list) or not (raw_arms or data.get("sweep")):
-            raise SpecError("a study needs at least one [[arm]] or [[sweep]] table")
+        if not isinstance(raw_arms, list) or not (raw_arms or data.get("sweep") or data.get("search")):
+            raise SpecError("a study needs at least one [[arm]], [[sweep]] or [[search]] table")
         arms = []
         for number, raw in enumerate(raw_arms, 1):
             raw = _table(f"arm {number}", raw)
@@ -388,7 +398,9 @@ class StudySpec:
                                             1, 10**8, typed=True),
                    arms=tuple(arms), report=_report_options(data.get("report", {})),
                    description=check_description(data.get("description", "")),
-                   questions=make_questions(data.get("question"), arms, sweeps), sweeps=sweeps)
+                   questions=make_questions(data.get("question"), arms, sweeps), sweeps=sweeps,
+                   searches=make_searches(data.get("search", []), lambda number, raw: _arm_from_table(
+                       number, defaults, raw, base), [a.name for a in arms]))
 
     def with_report_part(self, data: dict) -> StudySpec:
         """This study with the report-only part (report options, description, questions) of a
