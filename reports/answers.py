@@ -18,6 +18,7 @@ from reports import metrics as m
 from reports import text
 from reports.compare import Comparison, Measure, compare_pairs
 from reports.context import Context
+from reports.crossing import Z, Crossing, crossing
 from reports.dataset import Arm, Pair
 from reports.measures import DEFAULT_COMPARE, lookup
 from reports.model import Section, Table
@@ -303,69 +304,137 @@ def _levels(ctx: Context, arms: list[Arm], name: str) -> dict[str, Estimate]:
     return ctx.cached(("target-levels", name, tuple(a.name for a in arms)), lambda: {a.name: level(a) for a in arms})
 
 
-def _crossing(xs: list, ys: list[Estimate], target: float) -> tuple[float | None, int | None]:
-    """Where the point estimates cross the target: (value by a straight line between the two values
-    tried on either side, index of the lower of the two); (None, None) when they never cross."""
-    side = [np.sign(y.value - target) for y in ys]
-    for i, x in enumerate(xs):
-        if side[i] == 0:
-            return float(x), i
-        if i + 1 < len(xs) and side[i] * side[i + 1] < 0:
-            y0, y1 = ys[i].value - target, ys[i + 1].value - target
-            return float(x + (xs[i + 1] - x) * y0 / (y0 - y1)), i
-    return None, None
+def _per_game(ctx: Context, arms: list[Arm], name: str) -> np.ndarray | None:
+    """games x arms: the measure in every game every arm played (joined on the game index, so row g
+    is the same deal in every column); None for balance, which is not a per-game mean."""
+    if name == "balance":
+        return None
+    mm = _measure_objects(ctx, (name,), arms[0].players)[0]  # seat0_edge: seat 0's win weight, less the fair share
+    shift = 1.0 / arms[0].players if name == "seat0_edge" else 0.0
+    frames = [ctx.scan.filter(pl.col("arm") == a.name).select(
+        "game", (mm.expr(a).cast(pl.Float64) - shift).alias(f"v{k}")) for k, a in enumerate(arms)]
+    joined = frames[0]
+    for frame in frames[1:]:
+        joined = joined.join(frame, on="game", how="inner")
+    table = joined.sort("game").collect()
+    return table.select([f"v{k}" for k in range(len(arms))]).to_numpy()
+
+
+def target_format(ctx: Context, measure: str):
+    """How the target question writes the measure: seat 0's edge in signed percentage points,
+    shares in percent, counts as numbers."""
+    if measure == "seat0_edge":
+        return lambda v: text.signed(v * 100, 2)
+    return (lambda v: text.pct(v, 1)) if lookup(ctx.game, measure).kind == "share" else text.number
+
+
+def _x(value: float, integer: bool) -> str:
+    return f"{value:.0f}" if integer else f"{value:.3g}"
+
+
+def _set_text(c: Crossing) -> str:
+    """'any of 32-34', 'between 0.21 and 0.34', with the open ends said."""
+    lo, hi = _x(c.low, c.integer), _x(c.high, c.integer)
+    if c.integer:
+        kept = c.candidates[c.kept]
+        core = f"only {lo}" if lo == hi else f"any of {lo}-{hi}" if len(kept) == c.high - c.low + 1 else (
+            "any of " + ", ".join(_x(v, True) for v in kept))
+    else:
+        core = f"only {lo}" if lo == hi else f"between {lo} and {hi}"
+    ends = ["perhaps lower: the sweep starts there"] * c.open_low + ["perhaps higher: the sweep ends there"] * c.open_high
+    return core + (f", {' and '.join(ends)}" if ends else "")
+
+
+def _level_text(q: Question, fmt, x, est: Estimate) -> str:
+    """'at 31 seat 0 wins +0.90 percentage points too often (+0.10 to +1.70)' or 'at 31: 41.2 (40.1 to 42.3)'."""
+    if q.measure == "seat0_edge" and q.target == 0:
+        how = "too often" if est.value > 0 else "too rarely"
+        return (f"at {x} seat 0 wins {abs(est.value) * 100:.2f} percentage points {how} "
+                f"({fmt(est.lo)} to {fmt(est.hi)})")
+    unit = " percentage points" if q.measure == "seat0_edge" else ""
+    return f"at {x} it is {fmt(est.value)}{unit} ({fmt(est.lo)} to {fmt(est.hi)})"
 
 
 def answer_target(ctx: Context, q: Question) -> Answer:
-    arms = sorted((ctx.dataset.arm(n) for n in q.arms), key=lambda a: parameter_value(a, q.parameter))
+    """The value of the parameter where the measure crosses the target, from the curve fitted to
+    every value tried (reports/crossing.py), with the 95% set of values the games do not exclude."""
+    arms = [ctx.dataset.arm(n) for n in q.arms]
+    xs = list(q.extra.get("at") or [parameter_value(a, q.parameter) for a in arms])
+    order = sorted(range(len(arms)), key=lambda k: xs[k])
+    arms, xs = [arms[k] for k in order], [xs[k] for k in order]
+    integer = all(isinstance(x, int) and not isinstance(x, bool) for x in xs)
+    values = _per_game(ctx, arms, q.measure)
     levels = _levels(ctx, arms, q.measure)
-    share = lookup(ctx.game, q.measure).kind == "share"
-    xs = [parameter_value(a, q.parameter) for a in arms]
     ys = [levels[a.name] for a in arms]
-    if q.measure == "seat0_edge":
-        fmt = lambda v: f"{text.signed(v * 100, 2)} percentage points"  # noqa: E731
+    if values is not None and len(values) > 1:
+        c = crossing(xs, q.target, values=values, integer=integer)
     else:
-        fmt = (lambda v: text.pct(v, 1)) if share else text.number  # noqa: E731
-    title = q.title or f"Which {q.parameter} brings {q.measure} to {fmt(q.target)}?"
-    inside = [x for x, y in zip(xs, ys) if y.lo <= q.target <= y.hi]
-    crossing, i = _crossing(xs, ys, q.target)
-    if crossing is None:
-        above = ys[0].value > q.target
-        near = min(range(len(xs)), key=lambda k: abs(ys[k].value - q.target))
-        verdict = f"no {q.parameter} from {xs[0]} to {xs[-1]} reaches it"
-        sentence = (f"{q.measure} stays {'above' if above else 'below'} {fmt(q.target)} at every value tried; "
-                    f"closest at {q.parameter} = {xs[near]}: {fmt(ys[near].value)} ({fmt(ys[near].lo)} to "
-                    f"{fmt(ys[near].hi)}).")
+        c = crossing(xs, q.target, means=[y.value for y in ys], se=[(y.hi - y.lo) / (2 * Z) for y in ys],
+                     integer=integer)
+    fmt = target_format(ctx, q.measure)
+    fair = q.measure == "seat0_edge" and q.target == 0
+    unit = " percentage points" if q.measure == "seat0_edge" else ""
+    goal = "makes seat 0 fair" if fair else f"brings {SHORT.get(q.measure, q.measure)} to {fmt(q.target)}{unit}"
+    label = f" ({q.extra['curve']})" if q.extra.get("curve") else ""
+    title = q.title + label if q.title else f"Which {q.parameter} {goal}{label}?"
+    near = min(range(len(xs)), key=lambda k: abs(ys[k].value - q.target))
+    if not c.found:
+        end = 0 if abs(ys[0].value - q.target) < abs(ys[-1].value - q.target) else len(xs) - 1
+        verdict = f"no {q.parameter} from {xs[0]} to {xs[-1]} does"
+        sentence = (f"The games exclude the target at every value tried and between them ({'above' if c.side == 'above' else 'below'} "
+                    f"it throughout); closest: {_level_text(q, fmt, xs[near], ys[near])}. If a value reaches it, "
+                    f"it lies {'below' if end == 0 else 'above'} {xs[end]}, outside the sweep.")
+    elif c.open_low and c.open_high:
+        verdict = f"not located at this size: every {q.parameter} from {xs[0]} to {xs[-1]} is possible"
+        sentence = (f"No value tried is excluded at 95%; closest: {_level_text(q, fmt, xs[near], ys[near])}. "
+                    "More games per value narrow it.")
+    elif c.estimate is None:
+        verdict = f"{q.parameter}: {_set_text(c)}"
+        sentence = (f"The fitted curve stays {c.side} the target, but the games do not exclude it at {_set_text(c)} (95%); "
+                    f"closest: {_level_text(q, fmt, xs[near], ys[near])}.")
     else:
-        shown = f"{crossing:.0f}" if all(isinstance(x, int) for x in xs) else f"{crossing:.3g}"
+        shown = _x(c.estimate, integer)
+        below = max((k for k in range(len(xs)) if xs[k] < c.estimate), default=None)
+        above = min((k for k in range(len(xs)) if xs[k] > c.estimate), default=None)
         verdict = f"{q.parameter} {shown}"
-        j = min(i + 1, len(xs) - 1)
-        sentence = (f"{q.measure} crosses {fmt(q.target)} between {q.parameter} = {xs[i]} ({fmt(ys[i].value)}) and "
-                    f"{xs[j]} ({fmt(ys[j].value)}), at about {shown} on a straight line between them; "
-                    + (f"values tried whose 95% interval includes the target: {', '.join(map(str, inside))}."
-                       if inside else "no value tried has the target inside its 95% interval."))
-    data = {"parameter": q.parameter, "measure": q.measure, "target": q.target, "crossing": crossing,
-            "target_inside": inside, "curve": [{"at": x, **y.to_dict()} for x, y in zip(xs, ys)]}
+        sides = ", ".join(_level_text(q, fmt, xs[k], ys[k]) for k in (below, above) if k is not None)
+        sentence = (f"{q.parameter} {shown} {goal} (95%: {_set_text(c)}"
+                    + (f"; the set is {c.pieces} separate pieces: the curve runs close to the target" if c.pieces > 1 else "")
+                    + f"); {sides}." + (f" The fitted curve crosses the target {c.crossings} times; this is the first."
+                                             if c.crossings > 1 else ""))
+    data = {"parameter": q.parameter, "measure": q.measure, "target": q.target, "sweep": q.sweep,
+            "curve_label": q.extra.get("curve", ""), "crossing": c.estimate, "set": c.to_dict(),
+            "curve": [{"at": x, "arm": a.name, **y.to_dict()} for x, a, y in zip(xs, arms, ys)],
+            "fitted": {"at": c.candidates.tolist(), "value": c.fitted.tolist(), "se": c.fitted_se.tolist()}}
     return Answer(q, title, verdict, sentence[0].upper() + sentence[1:], ctx.key(f"target-{q.number}"), data)
 
 
+SHORT = {"seat0_edge": "seat 0's edge", "balance": "balance", "turns": "turns per game", "rounds": "rounds per game"}
+
+
 def target_section(ctx: Context, ans: Answer) -> Section:
-    """The evidence of a target question: the measure at every value tried, and its curve."""
-    from reports import plots
+    """The evidence of a target question: the measure at every value tried, the fitted curve with
+    its band, the target line and the values not excluded."""
+    from reports import sweep_plots
 
     d = ans.data
     share = lookup(ctx.game, d["measure"]).kind == "share"
     points = [Estimate(p["estimate"], p["lo"], p["hi"], p["n"], p["method"]) for p in d["curve"]]
-    cell = text.share_ci if share else text.value_ci
-    sec = Section(key=ans.link, title=f"Target: {d['measure']} = {d['target']:g} over {d['parameter']}")
+    cell = text.points_cell if d["measure"] == "seat0_edge" else text.share_ci if share else text.value_ci
+    kept = set(d["set"]["kept"] or [])
+    where = f" ({d['curve_label']})" if d["curve_label"] else ""
+    sec = Section(key=ans.link, title=f"Target: {d['measure']} = {d['target']:g} over {d['parameter']}{where}")
+    sec.notes.append(f"The curve is {d['set']['fit']}, from the games' own covariance of the values tried "
+                     "(they play the same deals); a value is kept when the curve there is within its 95% band of "
+                     "the target.")
     sec.tables.append(Table(f"{d['measure']} by {d['parameter']} (95% interval of each value on its own)",
-                            [d["parameter"], d["measure"], "target inside the interval"],
-                            [[str(p["at"]), cell(e), "yes" if e.lo <= d["target"] <= e.hi else "no"]
+                            [d["parameter"], d["measure"] + (" (percentage points)" if d["measure"] == "seat0_edge"
+                                                             else ""), "not excluded"],
+                            [[str(p["at"]), cell(e), ("yes" if float(p["at"]) in kept else "no") if d["set"]["integer"]
+                              else ("yes" if d["set"]["low"] is not None and d["set"]["low"] <= p["at"] <= d["set"]["high"]
+                                    else "no")]
                              for p, e in zip(d["curve"], points)]))
-    curve = pl.DataFrame({"x": [str(p["at"]) for p in d["curve"]], "y": [e.value for e in points],
-                          "lo": [e.lo for e in points], "hi": [e.hi for e in points]})
-    sec.figures.append(plots.forest(curve, "x", "y", "lo", "hi", ref=d["target"], percent="all" if share else None,
-                                    xlabel=d["measure"], title=f"{d['measure']} by {d['parameter']}, target line"))
+    sec.figures.append(sweep_plots.target_curve(d, share=share, title=f"{d['measure']} by {d['parameter']}{where}"))
     sec.data = d
     return sec
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reports import plots, render, text
+from reports import plots, render, sweeps, text
 from reports.answers import Answer, answer, target_section
 from reports.claims import Family
 from reports.context import Context, Options
@@ -25,6 +25,8 @@ def _as_list(result) -> list[Section]:
 def _make(contexts: list[Context]) -> list[Section]:
     answers, targets = answer_questions(contexts)
     sections: list[Section] = [answers_section(contexts[0].dataset, answers), *targets]
+    for ctx in contexts:
+        sections += sweeps.sections(ctx)
     for ctx in contexts:
         for make in (*GENERIC, *plugin_sections(ctx.game)):
             sections += _as_list(make(ctx))

@@ -393,6 +393,25 @@ class Dataset:
         return pl.scan_parquet([f for a in arms for f in self._files(a.name)], hive_partitioning=False)
 
     # -- structure of the study --------------------------------------------------------------------
+    @property
+    def sweeps(self) -> list[dict]:
+        """The study's [[sweep]] records (study.json): name, parameters, values, bases, points."""
+        return list(self.study.get("sweeps") or [])
+
+    def sweep(self, name: str) -> dict:
+        for sweep in self.sweeps:
+            if sweep["name"] == name:
+                return sweep
+        raise KeyError(name)
+
+    @cached_property
+    def _sweep_by_arm(self) -> dict[str, str]:
+        return {p["arm"]: w["name"] for w in self.sweeps for p in w["points"]}
+
+    def sweep_of(self, arm: str) -> str | None:
+        """The sweep whose point ``arm`` is, or None."""
+        return self._sweep_by_arm.get(arm)
+
     def variant_pairs(self, game: str) -> list[Pair]:
         """Pairs of arms with the same game, players, policies and deck whose rules differ, and pairs
         of tables that seat one player everywhere and differ in that player's parameters.
@@ -401,6 +420,8 @@ class Dataset:
         switch), otherwise the earlier arm in the study."""
         pairs = []
         for a, b in combinations(self.arms_of(game), 2):
+            if self.sweep_of(a.name) is not None and self.sweep_of(a.name) == self.sweep_of(b.name):
+                continue  # two points of one sweep: its curve compares them (reports/sweeps.py)
             if a.design() == b.design():
                 diff = a.rule_diff(b)
             elif a.variant_design() == b.variant_design() and not a.rule_diff(b) and len(a.player_diff(b)) == 1:

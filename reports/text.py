@@ -86,6 +86,11 @@ def points(est: Estimate, digits: int | None = None) -> str:
             f"({signed(est.lo * 100, digits)} to {signed(est.hi * 100, digits)})")
 
 
+def points_cell(est: Estimate) -> str:
+    """A difference of shares in a table whose header names the unit: '+4.1 (-0.9 to +9.6)'."""
+    return points(est).replace(" percentage points", "")
+
+
 def digits_for(x: float) -> int:
     """Decimals for a plain number of this magnitude (3 significant digits, at most 2 decimals)."""
     ax = abs(x) if _finite(x) else 0.0

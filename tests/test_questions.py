@@ -114,9 +114,9 @@ def test_a_target_question_finds_the_crossing_between_the_values_tried(tmp_path)
                                  "target": 0.0, "parameter": "threshold"}])
     (a,) = s["answers"]
     crossing = a["data"]["crossing"]
-    assert 28 <= crossing <= 34 and 31 in a["data"]["target_inside"]
+    assert 28 <= crossing <= 34 and 31 in a["data"]["set"]["kept"] and 25 not in a["data"]["set"]["kept"]
     assert a["evidence"] == "target-1" and "target-1" in s["sections"]
-    assert "crosses" in a["sentence"]
+    assert a["verdict"] == f"threshold {crossing:.0f}" and "makes seat 0 fair (95%: any of" in a["sentence"]
 
 
 def test_a_target_never_reached_is_said_with_its_side(tmp_path):
@@ -125,7 +125,8 @@ def test_a_target_never_reached_is_said_with_its_side(tmp_path):
     s = _write(tmp_path, arms, [{"kind": "target", "arms": ["t25", "t31"], "measure": "seat0_edge", "target": 0.0,
                                  "parameter": "threshold"}])
     (a,) = s["answers"]
-    assert a["data"]["crossing"] is None and "stays above" in a["sentence"]
+    assert a["data"]["crossing"] is None and a["data"]["set"]["side"] == "above"
+    assert a["verdict"] == "no threshold from 25 to 31 does" and "above 31, outside the sweep" in a["sentence"]
 
 
 def test_a_rerun_with_new_questions_keeps_the_rows_and_takes_the_questions(tmp_path):
