@@ -165,8 +165,16 @@ class SearchSpec:
 
         rules = dict(self.base.rules)
         seats = [{"policy": s.policy, **dict(s.params)} for s in self.base.seats]
+        info = self.base.info
         for dim, target in zip(self.vary, self.targets):
-            target.apply(rules, seats, params[dim.key])
+            pname, value = target.param.name, params[dim.key]
+            if target.rule:
+                rules[pname] = value
+                continue
+            for s, seat in enumerate(seats):  # at the seats whose policy has it (or the one named)
+                if (target.seat is None or s == target.seat) and any(
+                        p.name == pname for p in info.policy(seat["policy"]).params):
+                    seat[pname] = value
         return ArmSpec.make(self.base.game, self.base.players, rules, seats, name=name,
                             data={d.name: d for d in self.base.data}, typed=True)
 
