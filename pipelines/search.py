@@ -160,7 +160,7 @@ class Engine:
             while len(fresh) < spec.parallel and len(self.candidates) + len(fresh) < limit and asks < most:
                 trial = self.optuna.ask(self.distributions)
                 asks += 1
-                params = {dim.key: _plain(trial.params[dim.key]) for dim in spec.vary}
+                params = {dim.key: _plain(trial.params[dim.key], dim) for dim in spec.vary}
                 key = _key(params)
                 known = self.candidates.get(key) or next((c for c in fresh if _key(c.params) == key), None)
                 if known is None:
@@ -240,11 +240,24 @@ def _spread(items: list, most: int) -> list:
     return [items[i] for i in picks]
 
 
-def _plain(value):
-    """An Optuna value as the parameter's own type (numpy scalars become Python numbers)."""
+def _plain(value, dim):
+    """An Optuna value as the parameter's own type (numpy scalars become Python numbers); a fraction
+    rounded to the resolution the search works at: a range without a step to a thousandth of its
+    width (a log range to four significant digits), a range with a step to the step's decimals."""
     if hasattr(value, "item"):
         value = value.item()
-    return value
+    if dim.kind != "float" or not isinstance(value, float):
+        return value
+    if dim.log:
+        return float(f"{value:.4g}")
+    if dim.step is not None:
+        return round(value, max(_decimals(dim.step), _decimals(dim.low)))
+    return round(value, max(0, 3 - math.floor(math.log10(dim.high - dim.low))))
+
+
+def _decimals(x: float) -> int:
+    text = repr(float(x))
+    return 0 if "e" in text else len(text.split(".")[1].rstrip("0"))
 
 
 def _show(params: dict) -> str:

@@ -12,6 +12,7 @@ from reports.dataset import Dataset, ReportError
 from reports.model import Section, Table
 from reports.questions import study_questions
 from reports.registry import sections as plugin_sections
+from reports import search
 from reports.sections import GENERIC
 from reports.sections.first_player import seat_stats
 
@@ -24,7 +25,9 @@ def _as_list(result) -> list[Section]:
 
 def _make(contexts: list[Context]) -> list[Section]:
     answers, targets = answer_questions(contexts)
-    sections: list[Section] = [answers_section(contexts[0].dataset, answers), *targets]
+    found = search.answers(contexts[0].dataset)  # a [[search]]'s answer opens the report (reports/search.py)
+    sections: list[Section] = [answers_section(contexts[0].dataset, found + answers),
+                               *search.sections(contexts[0].dataset), *targets]
     for ctx in contexts:
         sections += sweeps.sections(ctx)
     for ctx in contexts:

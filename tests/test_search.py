@@ -321,3 +321,48 @@ def test_a_search_beside_ordinary_arms_leaves_their_rows_alone(tmp_path):
     ra = pl.read_parquet(f"{tmp_path}/a/plain/*.parquet")
     rb = pl.read_parquet(f"{tmp_path}/b/plain/*.parquet")
     assert ra.height == 10_000 and ra.equals(rb)
+
+
+# -- the report -----------------------------------------------------------------------------------------
+def test_the_report_opens_with_the_search_answer_and_keeps_candidates_out_of_the_generic_sections(tmp_path):
+    from reports.build import build_report
+
+    out = tmp_path / "d"
+    arm = {"name": "plain", "game": "toy", "players": 4, "policy": "greedy"}
+    run_study(study(seed=1, trials=12, arms=[arm]), out, workers=0, progress=False)
+    paths = build_report(out)
+    summary = json.loads(paths["json"].read_text())
+    first = summary["answers"][0]
+    state = json.loads((out / "study.json").read_text())["searches"]["fit"]
+    chosen = state["final"][0]["params"]
+    assert first["question"]["kind"] == "search" and first["evidence"] == "search-fit"
+    assert first["title"].startswith("Setting that brings final score per seat closest to 0.9 with turns at most 8")
+    assert first["verdict"] == f"tricks {chosen['tricks']}, double_chance {chosen['double_chance']:.3g}"
+    assert "on 4,000 fresh games (games 4,000-7,999, which no candidate played)" in first["sentence"]
+    fresh = first["data"]["final"][0]["fresh"]["score"]
+    assert fresh["lo"] < fresh["value"] < fresh["hi"]
+    # the candidates are in the search's section only: the arms table and the first-player table have
+    # the study's own arm and the re-played setting
+    arms = [a["name"] for a in summary["dataset"]["arms"]]
+    assert arms == ["plain", "fit-best"]
+    md = paths["md"].read_text()
+    section = md.split("## Search: fit")[1].split("\n## ")[0]
+    assert section.count("| fit-0") == len(state["candidates"]) == 12 and "(chosen)" in section
+    first_player = md.split("## First-player advantage")[1].split("\n## ")[0]
+    assert "fit-0" not in first_player and "fit-best" in first_player
+    html = paths["html"].read_text()
+    assert html.count('id="search-fit"') == 1 and "where the search looked" in html
+    assert html.index('id="answers"') < html.index('id="search-fit"')
+
+
+def test_an_unfinished_search_says_so_in_its_answer(tmp_path):
+    from reports.build import build_report
+
+    out = tmp_path / "d"
+    arm = {"name": "plain", "game": "toy", "players": 4, "policy": "greedy"}
+    run_study(study(seed=1, trials=6, arms=[arm]), out, workers=0, progress=False)
+    for path in (out / "fit-best").iterdir():
+        path.unlink()
+    summary = json.loads(build_report(out)["json"].read_text())
+    first = summary["answers"][0]
+    assert first["verdict"] == "no answer yet" and "rerun the study's command" in first["sentence"]
