@@ -10,6 +10,7 @@ class Table:
     columns: list[str]
     rows: list[list[str]]  # formatted cells; the raw numbers live in Section.data
     note: str = ""
+    fold: bool = False  # secondary detail (e.g. the numbers a figure beside it shows): folded in report.html
 
 
 @dataclass
@@ -17,6 +18,7 @@ class Figure:
     title: str
     png: bytes
     alt: str = ""
+    fold: bool = False  # secondary detail: folded in report.html behind its title
 
 
 @dataclass

@@ -556,7 +556,7 @@ def interval_bars(frame: pl.DataFrame, x: str, y: str, lo: str, hi: str, *, hue:
     fig_w = min(MAX_WIDTH, max(5.0, 0.9 + legend_w + bar_in * len(xs) * len(hues) + 0.2 * len(xs)))
     ticks = _plan_ticks(xs, (fig_w - 0.9 - legend_w) / max(len(xs), 1))
     bottom = 0.25 + ticks.height + (0.2 if xlabel else 0.0)
-    fig, axes = _new(fig_w, max(3.4, 0.5 + bottom + legend_h), left=0.9, bottom=bottom, right=legend_w)
+    fig, axes = _new(fig_w, max(2.9, 0.5 + bottom + legend_h), left=0.9, bottom=bottom, right=legend_w)
     ax = axes[0, 0]
     refs = _ref_values(frame, ref)
     marked = False
@@ -626,7 +626,7 @@ def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel
     saying that a row is a share: drawn in percentage points when ``ref`` is 0 (a difference), in
     percent otherwise."""
     panels = _unique(frame, panel) if panel else [None]
-    ncols = 1 if len(panels) == 1 else 2 if len(panels) <= 4 else 3
+    ncols = len(panels) if len(panels) <= 4 else 3  # up to four side by side: one row, the height of its rows
     nrows = math.ceil(len(panels) / ncols)
     raw = _unique(frame, label)
     single = len(raw) == 1 and panel is not None  # one row: say which in the title, not on every panel
@@ -638,7 +638,7 @@ def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel
     hspace, top, bottom = 0.8, 0.75 if lo2 else 0.55, 0.6
     # every panel has the same rows in the same order: their names once, left of the first column
     gap = 0.35
-    panel_w = min(3.2, max(2.0, (MAX_WIDTH - lw - 0.25 - gap * (ncols - 1)) / ncols))
+    panel_w = min(3.2, max(1.8, (MAX_WIDTH - lw - 0.25 - gap * (ncols - 1)) / ncols))
     width = lw + 0.25 + ncols * panel_w + gap * (ncols - 1) if ncols > 1 else max(6.5, lw + 4.5)
     fig, axes = _new(width, top + bottom + axes_h * nrows + hspace * (nrows - 1), nrows, ncols,
                      left=lw, right=0.25, wspace=gap, hspace=hspace, top=top, bottom=bottom)
@@ -701,7 +701,7 @@ def histograms(frame: pl.DataFrame, value: str, count: str, *, hue: str, panel: 
     outside = len(hues) > 5  # many lines: the legend beside the panels, not over the first one
     legend_w, legend_h = _legend_size([str(h) for h in hues], 7, hue) if outside else (0.2, 0.0)
     width = min(MAX_WIDTH, (4.2 * ncols if ncols > 1 else 6.5) + (legend_w if outside else 0.0))
-    fig, axes = _new(width, max(2.8 * nrows + 0.3, legend_h + 1.2), nrows, ncols,
+    fig, axes = _new(width, max(2.5 * nrows + 0.3, legend_h + 1.2), nrows, ncols,
                      left=0.75, wspace=0.8, top=0.6, hspace=0.9, right=legend_w)
     for p_i, p in enumerate(panels):
         ax = axes[p_i // ncols, p_i % ncols]
@@ -813,3 +813,48 @@ def reliability(frame: pl.DataFrame, stated: str, observed: str, lo: str, hi: st
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.grid(alpha=0.3)
     return _png(fig, title, f"{title}: observed frequency against stated probability, with 95% intervals")
+
+
+@_drawn
+def interval_lines(frame: pl.DataFrame, x: str, y: str, lo: str, hi: str, *, hue: str | None = None,
+                   ref: str | None = None, ref_label: str = "", xlabel: str = "", ylabel: str = "",
+                   title: str = "", percent: bool = True) -> ReportFigure:
+    """``y`` along a numeric ``x`` (e.g. the cards of a round), one line with [lo, hi] error bars per
+    ``hue``; a row per x costs no height. ``ref`` (a column, one value per hue) is drawn as a dashed
+    line across the plot in the hue's colour, e.g. the hue's overall rate."""
+    hues = _unique(frame, hue) if hue else [None]
+    colors = palette(len(hues))
+    xs = sorted({float(v) for v in frame[x].to_list()})
+    names = [str(h) for h in hues if h is not None] + ([ref_label] if ref and ref_label else [])
+    legend_w, legend_h = _legend_size(names) if names else (0.2, 0.0)
+    fig_w = min(MAX_WIDTH, max(5.5, 1.1 + legend_w + 0.32 * len(xs)))
+    bottom = 0.6 + (0.2 if xlabel else 0.0)
+    fig, axes = _new(fig_w, max(3.0, 0.5 + bottom + legend_h), left=0.9, bottom=bottom, right=legend_w)
+    ax = axes[0, 0]
+    step = min(np.diff(xs)) if len(xs) > 1 else 1.0
+    dodge = step * 0.12
+    for k, h in enumerate(hues):
+        part = (frame if h is None else frame.filter(pl.col(hue) == h)).sort(x)
+        pos = part[x].to_numpy().astype(float) + (k - (len(hues) - 1) / 2) * dodge
+        est = part[y].to_numpy().astype(float)
+        ax.errorbar(pos, est, yerr=_err(est, part[lo].to_numpy().astype(float), part[hi].to_numpy().astype(float)),
+                    marker="o", markersize=3.5, capsize=2.5, linewidth=1.3, color=colors[k],
+                    label=None if h is None else str(h))
+        if ref:
+            values = part[ref].drop_nulls().unique().to_list()
+            if len(values) == 1:
+                ax.axhline(values[0], color=colors[k], linestyle="--", linewidth=1, alpha=0.8)
+    if ref and ref_label:
+        ax.plot([], [], color="#555", linestyle="--", linewidth=1, label=ref_label)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=min(len(xs), 16), integer=True))
+    ax.tick_params(labelsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if percent:
+        ax.yaxis.set_major_formatter(_percent())
+    ax.set_title(title, fontsize=10)
+    if names:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.grid(alpha=0.3)
+    return _png(fig, title, f"{title}: estimates with 95% intervals along {xlabel or x}"
+                + (f", dashed lines: {ref_label}" if ref and ref_label else ""))

@@ -26,11 +26,13 @@ th,td{border:1px solid #d0d7de;padding:.25em .5em;text-align:right}.nw{white-spa
 th{background:#f0f2f4}td.l,th.l{text-align:left;white-space:normal}
 .tablewrap{overflow-x:auto}caption{text-align:left;font-weight:600;padding:.2em 0}
 .tnote{color:#57606a;font-size:.85em;margin-top:-.6em}
-figure{margin:1em 0;background:#fff;border:1px solid #e1e4e8;padding:.5em;display:inline-block;max-width:100%}
-figure img{max-width:100%;height:auto;display:block}figcaption{font-size:.85em;color:#57606a}
+figure{margin:.6em .6em .6em 0;background:#fff;border:1px solid #e1e4e8;padding:.3em;display:inline-block;max-width:100%;vertical-align:top}
+figure img{max-width:100%;height:auto;display:block}
+figcaption{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 details{margin:.6em 0;font-size:.88em;color:#3d444d}summary{cursor:pointer;font-weight:600}
 details.fold{font-size:1em;color:inherit}details.fold>summary{font-size:.9em;color:#0b5cad}
-nav ul{columns:2;font-size:.9em}
+nav ul{display:flex;flex-wrap:wrap;gap:.15em 1.4em;list-style:none;padding:0;margin:.6em 0;font-size:.9em}
+nav li ul{display:inline-flex;margin:0 0 0 .6em;gap:.15em .8em;font-size:1em}
 #answers{background:#fff;border:1px solid #d0d7de;border-left:5px solid #0b5cad;padding:.6em 1.2em;margin:.8em 0 1.2em}
 #answers h2{border:0;margin:.2em 0 .4em;font-size:1.25em}
 #answers .description{font-size:1.08em;margin:.2em 0 .6em;font-style:italic}
@@ -165,20 +167,27 @@ def html_table(t: Table) -> str:
     note = f'<p class="tnote">{_e(t.note)}</p>' if t.note else ""
     table = (f'<div class="tablewrap"><table><caption>{_e(t.title)}</caption><thead><tr>{head}</tr></thead>'
              f"<tbody>{body}</tbody></table></div>{note}")
-    if len(t.rows) > FOLD_ROWS:  # a long table is evidence to look up, not to scroll past: folded
+    if t.fold or len(t.rows) > FOLD_ROWS:  # a long table, or secondary detail: looked up, not scrolled past
         return (f'<details class="fold"><summary>{_e(t.title)} ({len(t.rows)} rows)</summary>{table}</details>')
     return table
+
+
+def html_figure(f) -> str:
+    """The picture (its title is drawn in it; the caption repeats it for screen readers and search);
+    a secondary figure folded behind its title."""
+    data = base64.b64encode(f.png).decode("ascii")
+    fig = (f'<figure><img alt="{_e(f.alt)}" src="data:image/png;base64,{data}">'
+           f"<figcaption>{_e(f.title)}</figcaption></figure>")
+    return f'<details class="fold"><summary>Figure: {_e(f.title)}</summary>{fig}</details>' if f.fold else fig
 
 
 def _html_section(sec: Section) -> str:
     parts = [f'<section id="{_e(sec.key)}"><h{sec.level}>{_e(sec.title)}</h{sec.level}>']
     if sec.verdicts:
         parts.append('<div class="verdicts"><ul>' + "".join(f"<li>{_e(v)}</li>" for v in sec.verdicts) + "</ul></div>")
-    for f in sec.figures:
-        data = base64.b64encode(f.png).decode("ascii")
-        parts.append(f'<figure><img alt="{_e(f.alt)}" src="data:image/png;base64,{data}">'
-                     f"<figcaption>{_e(f.title)}</figcaption></figure>")
+    parts += [html_figure(f) for f in sec.figures if not f.fold]
     parts += [html_table(t) for t in sec.tables]
+    parts += [html_figure(f) for f in sec.figures if f.fold]
     if sec.notes:
         parts.append("<details><summary>How these numbers are made</summary><ul>"
                      + "".join(f"<li>{_e(n)}</li>" for n in sec.notes) + "</ul></details>")

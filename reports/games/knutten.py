@@ -299,7 +299,7 @@ def john_knut_section(ctx: Context) -> list[Section]:
             ["arm", "draws", "plays", "bites", "discards", "first play turn (median)", "first discard turn (median)"],
             [[name] + [text.value_ci(s["per_game"][c]) for c in COUNTS]
              + [text.quantity(s["turns"][c]["median"], 1) for c in ("john_played_turn", "john_discarded_turn")]
-             for name, s in stats.items()]))
+             for name, s in stats.items()], fold=True))  # detail behind how often John is drawn and played
         sec.tables.append(Table(
             "Win share of John's drawer, player and target",
             ["arm", "role", "games", "win share", "expected share", "difference", "adjusted p"],
@@ -307,22 +307,22 @@ def john_knut_section(ctx: Context) -> list[Section]:
               text.pct(s["roles"][key]["fair"]), text.points(s["roles"][key]["edge"]),
               text.p_value(s["roles"][key]["claim"].adjusted, bare=True) if s["roles"][key]["claim"] else "n/a"]
              for name, s in stats.items() for col, key in ROLE_KEYS.items()],
-            note="expected share: the arm's seat win shares weighted by how often each seat holds the role"))
-        events = pl.DataFrame([{"event": k, "arm": name, "share": e.value, "lo": e.lo, "hi": e.hi}
-                               for name, s in stats.items() for k, e in s["events"].items()])
-        sec.figures.append(plots.interval_bars(events, "event", "share", "lo", "hi", hue="arm", xlabel="John Knut was ...",
-                                               ylabel="share of games", title="John Knut: drawn, held, played, discarded"))
-        roles = pl.DataFrame([{"who": f"{name}: {key}", "share": v["share"].value, "lo": v["share"].lo,
+            note="expected share: the arm's seat win shares weighted by how often each seat holds the role",
+            fold=True))  # the figure shows each role's share against its expected share
+        # how often John is drawn, held, played and discarded: the first table (no figure repeats it)
+        roles = pl.DataFrame([{"arm": name, "role": f"John's {key}", "share": v["share"].value, "lo": v["share"].lo,
                                "hi": v["share"].hi, "expected": v["fair"]}
                               for name, s in stats.items() for key, v in s["roles"].items() if v["share"].n])
         if roles.height:
-            sec.figures.append(plots.forest(roles, "who", "share", "lo", "hi", ref="expected", percent="all",
-                                            xlabel="win share (dashed: expected from the seats holding the role)",
-                                            title="Win share of John's drawer, player and target"))
+            sec.figures.append(plots.forest(roles, "arm", "share", "lo", "hi", panel="role", ref="expected",
+                                            percent="all", title="Win share of John's drawer, player and target "
+                                            "(dashed: expected from the seats holding the role)"))
     effect = _effect_section(ctx, "knutten.john_knut.effects", "John Knut's effect on the game", "john_knut",
                              "John Knut", pairs, present=bool(stats))
-    if effect:
+    if effect and effect.data["pairs"]:
         sec.children.append(effect)
+    elif effect:  # nothing to point to: one sentence here, not a section of its own
+        sec.verdicts += effect.verdicts
     heavy_pairs = ctx.dataset.toggle_pairs(ctx.game, "heavy_weather", ignore=("heavy_bites_to_end",))
     heavy_present = any(int(a.rules.get("heavy_weather", 0) or 0) for a in ctx.arms)
     heavy = _effect_section(ctx, "knutten.heavy_weather", ctx.title("Knutten: heavy-weather variant"),

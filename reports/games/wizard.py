@@ -483,7 +483,10 @@ def _positions_section(ctx: Context, stats: dict[str, dict]) -> Section:
         ["arm", "seat", "deals rounds", "exact bids", "bid minus tricks per round", "final points", "win share"],
         [[name, str(x["seat"]), text.seat_list(x["deals_rounds"]) or "-", text.share_ci(x["exact"]),
           text.value_ci(x["bid_minus_tricks"], signed_values=True), text.value_ci(x["score"]),
-          text.share_ci(seats_[name].shares[x["seat"]])] for name, s in stats.items() for x in s["seats"]]))
+          text.share_ci(seats_[name].shares[x["seat"]])] for name, s in stats.items() for x in s["seats"]],
+        # a seat's exact bids, final points and win share are also in the bid-accuracy, distribution and
+        # first-player sections; the seats' gaps are the verdicts above: the per-seat detail is folded
+        fold=True))
     pos = pl.DataFrame([{"position": p["label"], "arm": name, "points": p["points_per_round"].value,
                          "lo": p["points_per_round"].lo, "hi": p["points_per_round"].hi,
                          "_order": p["position"] + (DECK if p["label"] == "dealer" else 0)}
@@ -549,12 +552,12 @@ def _accuracy_section(ctx: Context, stats: dict[str, dict]) -> Section:
          for name, s in stats.items() for x in s["by_round"]],
         note="position 1 bids first, position n (the dealer) last; 'bids add up': share of games whose bids in "
              "that round sum to the cards dealt; overbid: the round's bids minus the cards dealt"))
-    rounds_frame = pl.DataFrame([{"cards": f"{x['cards']} card{'s' if x['cards'] > 1 else ''}", "arm": name,
-                                  "exact": x["exact"].value, "lo": x["exact"].lo, "hi": x["exact"].hi,
-                                  "all": s["exact"].value} for name, s in stats.items() for x in s["by_round"]])
-    sec.figures.append(plots.forest(rounds_frame, "cards", "exact", "lo", "hi", panel="arm", ref="all",
-                                    percent="all", xlabel="exact bids", title="Exact-bid rate by round size "
-                                    "(dashed: all rounds)"))
+    rounds_frame = pl.DataFrame([{"cards": x["cards"], "arm": name, "exact": x["exact"].value, "lo": x["exact"].lo,
+                                  "hi": x["exact"].hi, "all": s["exact"].value}
+                                 for name, s in stats.items() for x in s["by_round"]])
+    sec.figures.append(plots.interval_lines(rounds_frame, "cards", "exact", "lo", "hi", hue="arm", ref="all",
+                                            ref_label="all rounds", xlabel="cards dealt (round size)",
+                                            ylabel="exact bids", title="Exact-bid rate by round size"))
     return sec
 
 
@@ -585,7 +588,8 @@ def _scores_section(ctx: Context, stats: dict[str, dict]) -> Section:
                         + [text.quantity(x[st], d) for st in ("min", "p5", "p25", "p50", "p75", "p95", "max")])
     sec.tables.append(Table("Winning score, margin and points lost per game",
                             ["arm", "measure", "mean", "sd", "min", "p5", "p25", "median", "p75", "p95", "max"], rows,
-                            note="final points per seat by seat: see 'Game length and score distributions'"))
+                            note="final points per seat by seat: see 'Game length and score distributions'",
+                            fold=True))  # the verdicts give the main numbers, the figure the distributions
     frame = pl.concat([f.with_columns(pl.lit(k).alias("measure"), pl.lit(name).alias("arm"))
                        for name, s in stats.items() for k, f in s["hist"].items()])
     sec.figures.append(plots.histograms(frame, "value", "count", hue="arm", panel="measure", xlabel="points",

@@ -62,8 +62,12 @@ def _verdict(ctx: Context, stats: dict[str, dict]) -> str:
                 f"between {text.quantity(t['p5'], dt)} and {text.quantity(t['p95'], dt)}) over "
                 f"{text.number(r['mean'])} rounds.")
     short, long_ = min(means, key=means.get), max(means, key=means.get)
-    return (f"Games last {text.number(means[short])} turns on average in {short} to {text.number(means[long_])} in "
-            f"{long_}; the table gives each arm's length and final {ctx.score_word} per seat "
+    if text.number(means[short]) == text.number(means[long_]):
+        length = f"Games last {text.number(means[short])} turns on average in every arm"
+    else:
+        length = (f"Games last {text.number(means[short])} turns on average in {short} to "
+                  f"{text.number(means[long_])} in {long_}")
+    return (f"{length}; the table gives each arm's length and final {ctx.score_word} per seat "
             f"({ctx.better_score}); whether a rule changes them is tested in the variant comparison.")
 
 
@@ -105,12 +109,16 @@ def section(ctx: Context) -> Section | None:
     sec.tables.append(Table("Game length and mean final score per seat", head, rows,
                             note="p5-p95: 90% of games lie between these; every quantile of every arm is in "
                                  "summary.json"))
-    sec.figures.append(plots.histograms(h["turns"], "value", "count", hue="arm", xlabel="turns per game",
-                                        title="Game length (turns)"))
-    if any(b["rounds"]["sd"] for b in stats.values()):  # rounds fixed by the rules (Wizard): nothing to show
-        sec.figures.append(plots.histograms(h["rounds"], "value", "count", hue="arm", xlabel="rounds per game",
-                                            title="Game length (rounds)"))
+    # turns and rounds side by side in one figure (rounds fixed by the rules, as in Wizard: turns alone)
+    length = [h["turns"].with_columns(pl.lit("turns per game").alias("measure"))]
+    if any(b["rounds"]["sd"] for b in stats.values()):
+        length.append(h["rounds"].with_columns(pl.lit("rounds per game").alias("measure")))
+    sec.figures.append(plots.histograms(pl.concat(length), "value", "count", hue="arm", panel="measure",
+                                        title="Game length" + (" (turns)" if len(length) == 1 else "")))
     if len(stats) <= 4:  # one panel per arm: beyond four the table says it better
-        sec.figures.append(plots.histograms(h["score"], "value", "count", hue="seat", panel="arm",
-                                            xlabel=f"final {ctx.score_word}", title=f"Final {ctx.score_word} by seat"))
+        # the seats' fairness is the first-player section's; their score spread is secondary detail
+        scores = plots.histograms(h["score"], "value", "count", hue="seat", panel="arm",
+                                  xlabel=f"final {ctx.score_word}", title=f"Final {ctx.score_word} by seat")
+        scores.fold = True
+        sec.figures.append(scores)
     return sec

@@ -289,13 +289,14 @@ def section(ctx: Context) -> Section | None:
         ["arm", "players", "games"] + [f"seat {s}" for s in range(seats)],
         [[name, str(st.arm.players), text.count(st.games)]
          + [text.share_ci(st.shares[s]) if s < st.arm.players else "" for s in range(seats)]
-         for name, st in stats.items()]))
+         for name, st in stats.items()], fold=True))  # the figure shows these shares: their numbers folded
     sec.tables.append(Table(
         "Seat 0's edge, equal-seats test, balance",
-        ["arm", "fair share", "seat-0 edge", "adjusted p", "detectable", "equal seats: T^2 (df)", "adjusted p",
+        ["arm", "fair share", "seat-0 edge (percentage points)", "adjusted p", "detectable", "equal seats: T^2 (df)",
+         "adjusted p",
          "balance", "detectable edge", f"games for {stats[next(iter(stats))].named_edge * 100:g} point(s)",
          "shared wins"],
-        [[name, text.pct(st.fair), text.points(st.edge), text.p_value(st.edge_claim.adjusted, bare=True),
+        [[name, text.pct(st.fair), text.points_cell(st.edge), text.p_value(st.edge_claim.adjusted, bare=True),
           "yes" if st.edge_claim.detected else "no",
           f"{st.chi.statistic:.2f} ({st.chi.df[0]}, {st.chi.df[1]:,})" if np.isfinite(st.chi.statistic) else "n/a",
           text.p_value(st.equal_claim.adjusted, bare=True), text.share_ci(st.balance),

@@ -204,13 +204,20 @@ def section(ctx: Context) -> Section | None:
         "differences": [{"mix_a": d.mix_a, "mix_b": d.mix_b, **d.estimate.to_dict(), **d.claim.to_dict()}
                         for d in q.differences],
         "players_matter": bool(q.disagree)} for q in qs]}
+    # each mix's answer is the first-player or variant section's own number, drawn in the figure:
+    # folded here; what this section adds is the differences between mixes
     sec.tables.append(Table("The same question under each player mix", ["question", "player mix", "estimate (95%)"],
                             [[q.label, a.mix, _fmt(a.estimate, a.share)] for q in qs for a in q.answers],
                             note="shares in percentage points; seat 0's edge is its share minus the fair share; a "
-                                 "variant's effect is variant minus baseline, paired on the game index"))
-    sec.tables.append(Table("Differences between player mixes", ["question", "mixes", "difference (95%)",
-                                                                 "adjusted p", "answers"],
-                            [[q.label, f"{d.mix_b} minus {d.mix_a}", _fmt(d.estimate, q.share),
+                                 "variant's effect is variant minus baseline, paired on the game index", fold=True))
+    one = len(qs) == 1  # one question: named in the title, not on every row
+    shares = all(q.share for q in qs)  # all in percentage points: said once, in the header
+    cell = (lambda est, share: text.points_cell(est)) if shares else _fmt
+    sec.tables.append(Table("Differences between player mixes" + (f": {qs[0].label}" if one else ""),
+                            ([] if one else ["question"])
+                            + ["mixes", "difference, percentage points (95%)" if shares else "difference (95%)",
+                               "adjusted p", "answers"],
+                            [([] if one else [q.label]) + [f"{d.mix_b} minus {d.mix_a}", cell(d.estimate, q.share),
                               text.p_value(d.claim.adjusted, bare=True), "disagree" if d.claim.detected else "no detectable difference"]
                              for q in qs for d in q.differences],
                             note=f"paired on the game index; adjusted p: {ctx.family.name} over the report's claims"))

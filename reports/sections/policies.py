@@ -220,27 +220,31 @@ def section(ctx: Context) -> Section | None:
             "matchups": [{"policy": a, "opponent": b, **e.to_dict()} for (a, b), e in g.matchup.items()],
             "verdicts": verdicts})
         sec.tables.append(Table(f"Win share by player ({label})",
-                                ["player", "raw win share", "seat-adjusted win share", "adjusted minus fair",
-                                 "adjusted p", "games"],
+                                ["player", "raw win share", "seat-adjusted win share",
+                                 "adjusted minus fair (percentage points)", "adjusted p", "games"],
                                 [[p, text.share_ci(e), text.share_ci(g.fit.adjusted[p]) if g.fit.adjusted.get(p) else
-                                  "not separable", text.points(g.fit.adjusted[p].shift(-g.fair)) if g.fit.adjusted.get(p)
+                                  "not separable", text.points_cell(g.fit.adjusted[p].shift(-g.fair)) if g.fit.adjusted.get(p)
                                   else "-", text.p_value(g.claims["player", p].adjusted, bare=True)
                                   if ("player", p) in g.claims else "-", text.count(e.n)]
                                  for p, e in g.share.items()],
                                 note="seat-adjusted: seat + player model over the group's arms (covariance clustered "
                                      "by game); raw shares mix the player with the seats it held"))
+        # the heatmap and the seat x policy figure show these two tables' numbers: folded
         sec.tables.append(Table(f"Head-to-head: row finishes ahead of column ({label})",
                                 ["policy"] + g.policies,
                                 [[pa] + [text.share_ci(g.matchup[pa, pb]) if (pa, pb) in g.matchup else "-"
-                                         for pb in g.policies] for pa in g.policies]))
+                                         for pb in g.policies] for pa in g.policies], fold=bool(g.matchup)))
         seats = range(g.players)
         sec.tables.append(Table(f"Win share by seat and policy ({label})", ["seat"] + g.policies,
                                 [[str(s)] + [text.share_ci(g.seat_policy[s, p]) if (s, p) in g.seat_policy else "-"
-                                             for p in g.policies] for s in seats]))
+                                             for p in g.policies] for s in seats], fold=True))
         shares = pl.DataFrame([{"policy": p, "share": e.value, "lo": e.lo, "hi": e.hi, "fair": g.fair}
                                for p, e in ((p, g.fit.adjusted.get(p) or g.share[p]) for p in g.share)])
-        sec.figures.append(plots.interval_bars(shares, "policy", "share", "lo", "hi", ref="fair", xlabel="policy",
-                                               ylabel="win share", title=f"Win share by player, seat-adjusted where separable ({label})"))
+        players_fig = plots.interval_bars(shares, "policy", "share", "lo", "hi", ref="fair", xlabel="policy",
+                                          ylabel="win share",
+                                          title=f"Win share by player, seat-adjusted where separable ({label})")
+        players_fig.fold = True  # the table 'Win share by player' holds these shares and more
+        sec.figures.append(players_fig)
         if g.matchup:
             mm = pl.DataFrame([{"policy": a, "opponent": b, "share": e.value, "lo": e.lo, "hi": e.hi}
                                for (a, b), e in g.matchup.items()])
@@ -248,7 +252,9 @@ def section(ctx: Context) -> Section | None:
                                              ylabel="policy", title=f"Row finishes ahead of column ({label})"))
         sp = pl.DataFrame([{"seat": s, "policy": p, "share": e.value, "lo": e.lo, "hi": e.hi, "fair": g.fair}
                            for (s, p), e in sorted(g.seat_policy.items())])
-        sec.figures.append(plots.interval_bars(sp, "seat", "share", "lo", "hi", hue="policy", ref="fair",
-                                               xlabel="seat (0 acts first)", ylabel="win share",
-                                               title=f"Win share by seat and policy ({label})"))
+        seat_fig = plots.interval_bars(sp, "seat", "share", "lo", "hi", hue="policy", ref="fair",
+                                       xlabel="seat (0 acts first)", ylabel="win share",
+                                       title=f"Win share by seat and policy ({label})")
+        seat_fig.fold = True  # the raw seat x player shares behind the seat-adjusted ones: secondary detail
+        sec.figures.append(seat_fig)
     return sec

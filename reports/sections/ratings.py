@@ -123,20 +123,21 @@ def _verdicts(g: RatingGroup, many: bool) -> list[str]:
                 f"its rating has no finite estimate (it runs off to infinity); play more games or closer players."]
     order = list(np.argsort(-r.theta))
     top = order[0]
-    out = [f"{head}ratings (Elo points around the players' average): "
-           + "; ".join(f"{r.players[i]} {text.value_ci(r.rating(i), signed_values=True)}" for i in order) + "."]
+    # every player's rating is in the table: the verdicts say who is on top and by how much
+    out = [] if len(order) > 1 else [f"{head}{r.players[top]}: {text.value_ci(r.rating(top), signed_values=True)} Elo points."]
     if len(order) > 1:
         nxt = order[1]
         gap = r.difference(top, nxt)
         if r.fixed(top, nxt) and gap.value == 0.0:
             # no sampling variance: on the same deals the two hold each other's seats and play alike
-            out.append(f"{r.players[top]} and {r.players[nxt]} share the highest rating: in every game index their "
+            out.append(f"{head}{r.players[top]} and {r.players[nxt]} share the highest rating: in every game index their "
                        f"records against the rest of the field are the same (they hold each other's seats on the "
                        f"same deals), so the data cannot rank them.")
         else:
             tail = ("its interval excludes 0" if gap.excludes(0.0) else "its interval includes 0: the two are not "
                     "told apart by the ratings")
-            out.append(f"{r.players[top]} is rated highest, {text.value_ci(gap, signed_values=True)} Elo points "
+            out.append(f"{head}{r.players[top]} is rated highest ({text.value_ci(r.rating(top), signed_values=True)} "
+                       f"Elo points around the players' average), {text.value_ci(gap, signed_values=True)} Elo points "
                        f"above {r.players[nxt]} ({tail}); it would finish ahead of an average opponent of the group "
                        f"in {text.share_ci(r.field_share(top))} of their encounters.")
     if not g.balanced:
@@ -175,7 +176,9 @@ def section(ctx: Context) -> Section | None:
                  "is in the policy comparison"))
         frame = pl.DataFrame([{"player": p, "elo": e.value, "lo": e.lo, "hi": e.hi}
                               for p, e in ((p, r.rating(i)) for i, p in enumerate(r.players))])
-        sec.figures.append(plots.forest(frame.sort("elo", descending=True), "player", "elo", "lo", "hi", ref=0.0,
-                                        xlabel="rating (Elo points, 0 = the players' average)",
-                                        title=f"Bradley-Terry rating with 95% interval{title}"))
+        figure = plots.forest(frame.sort("elo", descending=True), "player", "elo", "lo", "hi", ref=0.0,
+                              xlabel="rating (Elo points, 0 = the players' average)",
+                              title=f"Bradley-Terry rating with 95% interval{title}")
+        figure.fold = True  # the table above holds every rating with its interval
+        sec.figures.append(figure)
     return sec

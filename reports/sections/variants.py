@@ -106,6 +106,22 @@ def pair_verdict(pair: Pair, comps: list[Comparison], name: str | None = None) -
     return head + body + " (numbers in the table)."
 
 
+def summary_verdicts(by_key: dict[str, Pair], comps: dict[str, list[Comparison]], verdicts: list[str]) -> list[str]:
+    """A sentence per pair with a detectable change (or with too few shared games); the pairs where
+    nothing changes detectably in one sentence together once there are more than three pairs."""
+    quiet = [k for k, cs in comps.items() if cs and max(c.paired.n for c in cs) > 0
+             and not any(c.detected for c in cs) and not any(c.fixed for c in cs)]
+    if len(comps) <= 3 or len(quiet) < 2:
+        return verdicts
+    out = [v for k, v in zip(comps, verdicts) if k not in quiet]
+    games = sorted({max(c.paired.n for c in comps[k]) for k in quiet})
+    n = text.count(games[0]) if len(games) == 1 else f"{text.count(games[0])}-{text.count(games[-1])}"
+    out.append(f"No detectable change in any measure in {len(quiet)} of {len(comps)} pairs ("
+               + "; ".join(f"{k}: {by_key[k].describe_changes()}" for k in quiet)
+               + f"; paired on {n} shared game seeds; numbers in the table).")
+    return out
+
+
 def comparison_table(pair: Pair, comps: list[Comparison], title: str | None = None) -> Table:
     rows = [[c.measure.label, fmt_mean(c, c.baseline), fmt_mean(c, c.variant), fmt_diff(c),
              fmt_interval(c, c.unpaired), text.ratio(c.narrowing),
@@ -164,8 +180,9 @@ def section(ctx: Context) -> Section | None:
         sec.data = {"pairs": {}}
         return sec
     by_key = {p.key: p for p in pairs}
-    sec.verdicts = [pair_verdict(by_key[k], c) for k, c in comps.items()]
-    sec.data = {"pairs": {k: pair_data(by_key[k], c, v) for (k, c), v in zip(comps.items(), sec.verdicts)}}
+    verdicts = [pair_verdict(by_key[k], c) for k, c in comps.items()]
+    sec.verdicts = summary_verdicts(by_key, comps, verdicts)
+    sec.data = {"pairs": {k: pair_data(by_key[k], c, v) for (k, c), v in zip(comps.items(), verdicts)}}
     sec.tables = ([comparison_table(by_key[k], c) for k, c in comps.items()] if len(comps) <= 3
                   else [wide_table(by_key, comps)])
     sec.figures.append(comparison_figure(comps, "Variant minus baseline: seat 0, balance and length, paired (blue) and "
