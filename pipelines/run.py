@@ -68,6 +68,8 @@ class Session:
         self.redone = [str(p) for p in state.bad]
         directory.clean(state)
         self.done = set(state.good)
+        self.kept: set[str] = set()  # batches asked for that an earlier run had played
+        self._earlier = set(state.good)
         self.bar = tqdm(total=0, unit="games", unit_scale=True, smoothing=0.1, disable=not progress,
                         desc=name, dynamic_ncols=True)
         self.record = {"fingerprint": None, "run": uuid.uuid4().hex[:12]}
@@ -93,7 +95,8 @@ class Session:
             wanted = [b for p in batches.plans if p.name in upto
                       for b in (p.batch(i) for i in range(-(-min(upto[p.name], p.games) // p.batch_size)))]
         todo = [b for b in wanted if b.relpath not in self.done]
-        self.batches_skipped += len(wanted) - len(todo)
+        self.kept.update(b.relpath for b in wanted if b.relpath in self._earlier)
+        self.batches_skipped = len(self.kept)
         if not todo:
             return 0
         games = sum(b.count for b in todo)

@@ -374,7 +374,8 @@ def run_searches(study, session, announce: dict | None = None) -> list[Outcome]:
     manifest = session.directory.read_manifest()
     runner = SearchRunner(study, session, manifest)
     if announce and sum(announce.values()) and session.before_play is not None:
-        session.before_play(announce, 1)
+        at_once = sum(s.parallel * -(-s.games // s.candidate_batch(study.batch_size)) for s in study.searches)
+        session.before_play(announce, at_once)  # the batches a round plays at once
         session.before_play = None
     outcomes = []
     for spec in study.searches:

@@ -101,6 +101,7 @@ class SearchView:
         self.vary = list(table["vary"])
         self.candidates = [a for a in dataset.candidates if a.search == self.name]
         self.finals = [a for a in dataset.all_arms if a.search == self.name and dataset._files(a.name)]
+        self.fingerprints: dict[str, int] = {}
         self.levels = {a.name: self._levels(a) for a in self.candidates + self.finals if dataset._files(a.name)}
         params = self.state.get("candidates") or {}
         self.params = {a: dict(p.get("params") or {}) for a, p in params.items()}
@@ -109,7 +110,26 @@ class SearchView:
 
     def _levels(self, arm) -> dict:
         frame = pl.read_parquet(self.dataset._files(arm.name))
+        if arm.search and arm in self.candidates:
+            first = frame.filter(pl.col("game") < self.table["games"]).sort("game")
+            self.fingerprints[arm.name] = first.select("winner_mask", "turns", "score").hash_rows().sum()
         return {**levels(frame, arm, self.measures), "_games": frame.height}
+
+    def twins(self, arm: str) -> list[str]:
+        """The candidates that played the very same games as ``arm`` (its first look's rows equal): the
+        parameters they differ in changed no game at this setting."""
+        mine = self.fingerprints.get(arm)
+        return [a for a, f in self.fingerprints.items() if a != arm and f == mine and mine is not None]
+
+    def indifferent(self, arm: str) -> dict[str, list]:
+        """{parameter: other values} that the chosen setting's twins took: values that change no game."""
+        out: dict[str, list] = {}
+        mine = self.params.get(arm, {})
+        for twin in self.twins(arm):
+            for k, v in self.params.get(twin, {}).items():
+                if v != mine.get(k) and v not in out.setdefault(k, []):
+                    out[k].append(v)
+        return {k: sorted(v, key=str) for k, v in out.items() if v}
 
     # -- the numbers behind each candidate ----------------------------------------------------------
     def evaluation(self, arm: str):
@@ -171,6 +191,9 @@ def fmt(game: str, measure: str, level, interval: bool = True) -> str:
 
     est = Estimate(level.value, level.lo, level.hi, 0, "")
     if not interval or not level.known or level.lo == level.hi:  # a value the rules fix: no interval
+        if level.lo == level.hi and float(level.value).is_integer() and measure != "seat0_edge" \
+                and _kind(game, measure) != "share":
+            return f"{int(level.value):,}"
         est = Estimate(level.value, math.nan, math.nan, 0, "")
     if measure == "seat0_edge":
         return text.points(est)
@@ -259,6 +282,12 @@ def answer(view: SearchView):
                     + f". Best of {len(view.candidates)} candidates ({text.count(games)} games)"
                     + (f"; on its own candidate games ({source}) it measured {fmt(view.game, measure, seen, False)}"
                        if seen is not None else "") + ".")
+        same = view.indifferent(source) if source else {}
+        if same:
+            data["indifferent"] = same
+            sentence += (" " + "; ".join(f"{k} {', '.join(_value(v) for v in vs)}" for k, vs in same.items())
+                         + " played the very same games at this setting: "
+                         + " and ".join(same) + (" changes" if len(same) == 1 else " change") + " nothing there.")
         if not data["feasible"]:
             verdict = f"no setting tried meets the constraints; closest: {verdict}"
     else:

@@ -19,6 +19,7 @@ EPILOG = """examples:
   kaartlab run knutten --players 4 --policy cautious:start=self,cautious,trap,random --data deck=examples/small-deck.toml
   kaartlab study examples/john-knut.toml --out runs/john-knut --report
   kaartlab study examples/john-knut.toml --games 20000      # a quick look: 20,000 games per arm
+  kaartlab study examples/wippen-search.toml --report       # a [[search]]: rerun the same command to resume
   kaartlab skill knutten wizard --games 20000 --out runs/skill
   kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
   kaartlab trace --dataset runs/john-knut --arm john-on --index 12
@@ -120,7 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(p)
     p.set_defaults(handler=cmd_run)
 
-    p = sub.add_parser("study", help="run a study file with several arms (see examples/)")
+    p = sub.add_parser("study", help="run a study file with several arms (see examples/)",
+                       description="Plays a study file's [[arm]] and [[sweep]] tables, then each [[search]]: "
+                                   "candidate settings proposed round by round and played as arms, close ones "
+                                   "given more games, the best re-played on fresh games (docs/search.md). "
+                                   "Rerunning the same command resumes any of them.")
     p.add_argument("file", help="study TOML file")
     p.add_argument("--games", default=None, metavar="N",
                    help="games per arm instead of the file's (a quick look; another study, so by "
@@ -388,15 +393,22 @@ def _execute(study, args, full=None) -> int:
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     total = study.games * len(study.arms)
     games = f"{study.games:,} games" + (f" (--games; the file says {full.games:,})" if overridden else "")
-    print(f"study {study.name!r}: {len(study.arms)} arm(s) x {games} = {total:,} games, "
-          f"seed {study.seed}, batches of {min(study.batch_size, study.games):,}")
+    searches = f"{len(study.searches)} search{'es' if len(study.searches) > 1 else ''}"
+    if study.arms:
+        print(f"study {study.name!r}: {len(study.arms)} arm(s) x {games} = {total:,} games"
+              + (f" and {searches}" if study.searches else "")
+              + f", seed {study.seed}, batches of {min(study.batch_size, study.games):,}")
+    else:
+        print(f"study {study.name!r}: {searches}, seed {study.seed}")
     for arm in study.arms:
         print(f"  {arm.name}: {arm.describe()}")
+    for search in study.searches:
+        print(f"  search {search.name}: {search.describe()}")
     sys.stdout.flush()
     playing = None if cluster else (1 if args.workers == 0 else args.workers or cores)
     result = run_study(study, out, workers=args.workers, address=args.address, progress=progress,
                        command=args.resume_command,
-                       before_play=_before_play(study, playing, not args.no_estimate))
+                       before_play=_before_play(_with_search_previews(study), playing, not args.no_estimate))
     if result.taken_over:
         from pipelines.lock import describe
 
@@ -415,6 +427,15 @@ def _execute(study, args, full=None) -> int:
     if args.report:
         _write_report(result.out, None)
     return 0
+
+
+def _with_search_previews(study):
+    """The study with an arm per [[search]] at its base settings, which the estimate times."""
+    if not study.searches:
+        return study
+    from pipelines.search import preview
+
+    return preview(study)
 
 
 def _before_play(study, workers: int | None, timed: bool):
@@ -492,9 +513,10 @@ def cmd_trace(args) -> int:
         study = _study_from_dataset(args.dataset)
         arm = study.arm(args.arm) if args.arm else study.arms[0]
         seed = study.seed
-        if not 0 <= args.index < study.games:
+        first, games = next(((e.first, e.games) for e in study.extents if e.arm == arm.name), (0, study.games))
+        if not first <= args.index < first + games:  # a search's arm has its own games (docs/search.md)
             raise SpecError(f"--index={args.index}: arm {arm.name!r} of {args.dataset} has "
-                            f"{study.games:,} games, numbered 0..{study.games - 1:,}")
+                            f"{games:,} games, numbered {first:,}..{first + games - 1:,}")
     else:
         if not args.game:
             raise SpecError("trace: name a game (e.g. `kaartlab trace knutten`) or give --dataset")

@@ -366,3 +366,18 @@ def test_an_unfinished_search_says_so_in_its_answer(tmp_path):
     summary = json.loads(build_report(out)["json"].read_text())
     first = summary["answers"][0]
     assert first["verdict"] == "no answer yet" and "rerun the study's command" in first["sentence"]
+
+
+def test_the_answer_says_which_parameters_changed_no_game_at_the_chosen_setting(tmp_path):
+    """With one trick a player holds one card: the order it plays its cards in changes nothing."""
+    from reports.build import build_report
+
+    out = tmp_path / "d"
+    s = study(vary={"tricks": [1, 2], "order": ["best_first", "worst_first"]}, trials=4,
+              objective={"measure": "turns", "goal": "minimise"}, constraints=None)
+    run_study(s, out, workers=0, progress=False)
+    first = json.loads(build_report(out)["json"].read_text())["answers"][0]
+    chosen = first["data"]["final"][0]["params"]
+    other = "worst_first" if chosen["order"] == "best_first" else "best_first"
+    assert chosen["tricks"] == 1 and first["data"]["indifferent"] == {"order": [other]}
+    assert f"order {other} played the very same games at this setting: order changes nothing there" in first["sentence"]
