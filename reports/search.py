@@ -444,7 +444,7 @@ def evaluations_figure(view: SearchView, evals: dict, order: list[str], chosen: 
         if picked:
             ax.plot(xs[picked], [view.levels[order[i]][measure].value for i in picked], marker="*", markersize=15,
                     linestyle="none", color=plots.MARK_COLOR, label="chosen", zorder=4)
-        for f in view.finals[:1]:
+        for f in view.finals[:1] if len(view.objectives) == 1 else ():  # two: the front figure has them
             ax.axhline(view.levels[f.name][measure].value, color="#2ca02c", linestyle="--", linewidth=1.2,
                        label="chosen, on fresh games")
         target = view.objectives[0].get("target")

@@ -381,3 +381,26 @@ def test_the_answer_says_which_parameters_changed_no_game_at_the_chosen_setting(
     other = "worst_first" if chosen["order"] == "best_first" else "best_first"
     assert chosen["tricks"] == 1 and first["data"]["indifferent"] == {"order": [other]}
     assert f"order {other} played the very same games at this setting: order changes nothing there" in first["sentence"]
+
+
+def test_two_objectives_give_a_front_each_member_replayed_on_fresh_games(tmp_path):
+    """Score grows with tricks and double_chance, turns with tricks: the front is double_chance near 1
+    at each number of tricks; five of its members, spread along it, are re-played."""
+    from reports.build import build_report
+
+    out = tmp_path / "d"
+    s = study(seed=4, trials=30, constraints=None,
+              objective=[{"measure": "score", "goal": "maximise"}, {"measure": "turns", "goal": "minimise"}])
+    run_study(s, out, workers=0, progress=False)
+    manifest = json.loads((out / "study.json").read_text())
+    finals = manifest["searches"]["fit"]["final"]
+    assert [f["arm"] for f in finals] == [f"fit-front-{k}" for k in range(1, 6)]
+    tricks = [f["params"]["tricks"] for f in finals]
+    assert tricks == sorted(tricks, reverse=True) and len(set(tricks)) == 5  # most score first
+    assert all(f["params"]["double_chance"] > 0.8 for f in finals)
+    arms = {a["name"]: a for a in manifest["study"]["arms"]}
+    assert all(arms[f["arm"]]["first"] == 4000 and arms[f["arm"]]["search_role"] == "final" for f in finals)
+    paths = build_report(out)
+    first = json.loads(paths["json"].read_text())["answers"][0]
+    assert first["verdict"] == "5 settings on the front"
+    assert "the trade-off between score and turns" in paths["html"].read_text()
