@@ -404,3 +404,50 @@ def test_two_objectives_give_a_front_each_member_replayed_on_fresh_games(tmp_pat
     first = json.loads(paths["json"].read_text())["answers"][0]
     assert first["verdict"] == "5 settings on the front"
     assert "the trade-off between score and turns" in paths["html"].read_text()
+
+
+def test_a_search_killed_midway_resumes_to_the_uninterrupted_result(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    table = search_table(trials=12, games=20_000, max_games=80_000, final_games=20_000)
+    lines = ['name = "killed"', "seed = 5", "batch_size = 2000", "", "[[search]]"]
+    lines += [f"{k} = {json.dumps(v)}" if not isinstance(v, (dict, list)) else f"{k} = {_toml(v)}"
+              for k, v in table.items()]
+    path = tmp_path / "killed.toml"
+    path.write_text("\n".join(lines) + "\n")
+    cmd = [sys.executable, "-m", "sim.cli", "study", str(path), "--workers", "0", "--no-progress",
+           "--no-estimate", "--out"]
+    proc = subprocess.Popen(cmd + [str(tmp_path / "k")], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 240
+    while time.time() < deadline and len(list((tmp_path / "k").glob("*/batch-*.parquet.json"))) < 40:
+        if proc.poll() is not None:
+            pytest.fail("the search ended before it could be killed: " + proc.stderr.read().decode())
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = len(list((tmp_path / "k").glob("*/batch-*.parquet.json")))
+    assert 40 <= partial < 130 and not (tmp_path / "k" / "fit-best").exists(), "the kill should land part-way"
+    done = subprocess.run(cmd + [str(tmp_path / "k")], cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "batches were already done" in done.stdout
+    whole = subprocess.run(cmd + [str(tmp_path / "w")], cwd=root, capture_output=True, text=True, timeout=600)
+    assert whole.returncode == 0, whole.stderr
+    k = json.loads((tmp_path / "k" / "study.json").read_text())
+    w = json.loads((tmp_path / "w" / "study.json").read_text())
+    assert k["searches"] == w["searches"] and k["study"] == w["study"]
+    rk = pl.scan_parquet(f"{tmp_path}/k/*/batch-*.parquet").sort("arm", "game").collect()
+    rw = pl.scan_parquet(f"{tmp_path}/w/*/batch-*.parquet").sort("arm", "game").collect()
+    assert rk.equals(rw) and rk.select("arm", "game").is_duplicated().sum() == 0
+
+
+def _toml(value) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(value)
