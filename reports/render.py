@@ -31,6 +31,8 @@ figure img{max-width:100%;height:auto;display:block}
 figcaption{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 details{margin:.6em 0;font-size:.88em;color:#3d444d}summary{cursor:pointer;font-weight:600}
 details.fold{font-size:1em;color:inherit}details.fold>summary{font-size:.9em;color:#0b5cad}
+.folds{display:flex;flex-wrap:wrap;column-gap:1.8em;align-items:baseline;margin:.4em 0}
+.folds>details{margin:.25em 0}.folds>details[open]{flex-basis:100%}
 nav ul{display:flex;flex-wrap:wrap;gap:.15em 1.4em;list-style:none;padding:0;margin:.6em 0;font-size:.9em}
 nav li ul{display:inline-flex;margin:0 0 0 .6em;gap:.15em .8em;font-size:1em}
 #answers{background:#fff;border:1px solid #d0d7de;border-left:5px solid #0b5cad;padding:.6em 1.2em;margin:.8em 0 1.2em}
@@ -167,9 +169,15 @@ def html_table(t: Table) -> str:
     note = f'<p class="tnote">{_e(t.note)}</p>' if t.note else ""
     table = (f'<div class="tablewrap"><table><caption>{_e(t.title)}</caption><thead><tr>{head}</tr></thead>'
              f"<tbody>{body}</tbody></table></div>{note}")
-    if t.fold or len(t.rows) > FOLD_ROWS:  # a long table, or secondary detail: looked up, not scrolled past
-        return (f'<details class="fold"><summary>{_e(t.title)} ({len(t.rows)} rows)</summary>{table}</details>')
+    if folded(t):
+        rows = f"{len(t.rows)} row{'' if len(t.rows) == 1 else 's'}"
+        return f'<details class="fold"><summary>{_e(t.title)} ({rows})</summary>{table}</details>'
     return table
+
+
+def folded(t: Table) -> bool:
+    """A long table, or secondary detail, is looked up, not scrolled past: folded in report.html."""
+    return t.fold or len(t.rows) > FOLD_ROWS
 
 
 def html_figure(f) -> str:
@@ -186,11 +194,14 @@ def _html_section(sec: Section) -> str:
     if sec.verdicts:
         parts.append('<div class="verdicts"><ul>' + "".join(f"<li>{_e(v)}</li>" for v in sec.verdicts) + "</ul></div>")
     parts += [html_figure(f) for f in sec.figures if not f.fold]
-    parts += [html_table(t) for t in sec.tables]
-    parts += [html_figure(f) for f in sec.figures if f.fold]
+    parts += [html_table(t) for t in sec.tables if not folded(t)]
+    # what is folded sits side by side under the open evidence, each on its own line once opened
+    folds = [html_table(t) for t in sec.tables if folded(t)] + [html_figure(f) for f in sec.figures if f.fold]
     if sec.notes:
-        parts.append("<details><summary>How these numbers are made</summary><ul>"
+        folds.append("<details><summary>How these numbers are made</summary><ul>"
                      + "".join(f"<li>{_e(n)}</li>" for n in sec.notes) + "</ul></details>")
+    if folds:
+        parts.append('<div class="folds">' + "".join(folds) + "</div>")
     parts += [_html_section(c) for c in sec.children]
     parts.append("</section>")
     return "\n".join(parts)

@@ -293,7 +293,7 @@ def john_knut_section(ctx: Context) -> list[Section]:
             "How often John Knut is drawn, held, played and discarded (share of games)",
             ["arm", "games"] + list(EVENTS),
             [[name, text.count(s["games"])] + [text.share_ci(s["events"][k]) for k in EVENTS]
-             for name, s in stats.items()]))
+             for name, s in stats.items()], fold=len(stats) == 1))  # one arm: its verdict gives every number
         sec.tables.append(Table(
             "John Knut per game",
             ["arm", "draws", "plays", "bites", "discards", "first play turn (median)", "first discard turn (median)"],
@@ -309,7 +309,8 @@ def john_knut_section(ctx: Context) -> list[Section]:
              for name, s in stats.items() for col, key in ROLE_KEYS.items()],
             note="expected share: the arm's seat win shares weighted by how often each seat holds the role",
             fold=True))  # the figure shows each role's share against its expected share
-        # how often John is drawn, held, played and discarded: the first table (no figure repeats it)
+        # how often John is drawn, held, played and discarded: the first table (and, for one arm, the
+        # verdict); no figure repeats it
         roles = pl.DataFrame([{"arm": name, "role": f"John's {key}", "share": v["share"].value, "lo": v["share"].lo,
                                "hi": v["share"].hi, "expected": v["fair"]}
                               for name, s in stats.items() for key, v in s["roles"].items() if v["share"].n])
