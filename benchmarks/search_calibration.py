@@ -81,6 +81,8 @@ def replicate(seed: int, trials: int, sampler: str, s: dict[int, float]) -> dict
         import polars as pl
 
         fresh = levels(pl.read_parquet(data._files(arm.name)), arm, ["score"])["score"]
+        source = data.arm(final["from"])  # the chosen candidate, on the games the search judged it by
+        seen = levels(pl.read_parquet(data._files(source.name)), source, ["score"])["score"]
     params = final["params"]
     true = truth(params, s)
     feasible = params["tricks"] * 4 <= 8
@@ -88,6 +90,7 @@ def replicate(seed: int, trials: int, sampler: str, s: dict[int, float]) -> dict
     return {"seed": seed, "params": params, "true_score": true, "feasible": feasible,
             "success": feasible and abs(true - TARGET) <= TOLERANCE,
             "fresh": fresh.to_dict(), "fresh_covers_truth": fresh.lo <= true <= fresh.hi,
+            "seen": seen.to_dict(), "seen_covers_truth": seen.lo <= true <= seen.hi,
             "candidates": len(state["candidates"]), "candidate_games": games, "seconds": seconds}
 
 
@@ -118,12 +121,19 @@ def main(argv=None) -> int:
     err = [abs(r["params"]["double_chance"] - optimum) for r in rows if r["params"]["tricks"] == 2]
     from reports.stats import wilson
 
+    def mean_miss(key):
+        return sum(abs(r[key]["value"] - TARGET) if key != "true" else abs(r["true_score"] - TARGET)
+                   for r in rows) / n
+
     rate = wilson(found, n)
     print(f"found the optimum (true score within {TOLERANCE} of {TARGET}, within the constraint): {found} of {n} "
           f"({rate.value:.0%}, 95% {rate.lo:.0%}-{rate.hi:.0%}); the fresh re-play's 95% interval covers the "
           f"chosen setting's true score in {covered} of {n}; median |double_chance - {optimum:.3f}| at tricks 2: "
           f"{sorted(err)[len(err) // 2] if err else math.nan:.3f}; median candidate games "
           f"{sorted(r['candidate_games'] for r in rows)[n // 2]:,}", flush=True)
+    print(f"distance from the target, mean over replicates: as the search saw the chosen candidate "
+          f"{mean_miss('seen'):.4f} (its interval covers the truth in {sum(r['seen_covers_truth'] for r in rows)} "
+          f"of {n}), true {mean_miss('true'):.4f}, on fresh games {mean_miss('fresh'):.4f}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"planted": {"s": s, "optimum_double_chance": optimum, "target": TARGET,

@@ -323,7 +323,8 @@ class StudySpec:
             extents = {e.arm: e for e in self.extents}
             for arm in data["arms"]:
                 arm.update(extents[arm["name"]].to_dict() if arm["name"] in extents else {})
-            data["search"] = [s.to_dict() for s in self.searches]
+            if self.searches:
+                data["search"] = [s.to_dict() for s in self.searches]
         if self.report:
             data["report"] = dict(self.report)
         if self.description:

@@ -177,3 +177,21 @@ def test_resume_after_the_run_is_killed(tmp_path):
     games = pl.scan_parquet(f"{out}/main/*.parquet").select("game").collect()["game"]
     assert games.len() == 2_000_000 and games.n_unique() == 2_000_000
     assert not list(out.rglob("*.tmp-*"))
+
+
+def test_a_search_arm_has_its_own_plan_and_ordinary_arms_keep_theirs():
+    """A search's arms carry their own games, first game and batch size (sim/search.Extent); indexing
+    the plan and iterating it agree, and the ordinary arms' batches are those of the study."""
+    from dataclasses import replace
+
+    from sim.search import Extent
+
+    s = study(games=2_500, batch_size=1_000)
+    extra = ArmSpec.make("toy", 4, {}, "random", name="found-best")
+    grown = replace(s, arms=s.arms + (extra,), extents=(Extent("found-best", 1_200, 8_000, 500, "found", "final"),))
+    batches = plan(grown)
+    assert [(b.start, b.count) for b in batches if b.arm == "found-best"] == [(8_000, 500), (8_500, 500), (9_000, 200)]
+    assert [b for b in batches if b.arm != "found-best"] == list(plan(s))
+    assert [batches[i] for i in range(len(batches))] == list(batches) and len(batches) == 9
+    assert batches[-1] == Batch("found-best", 2, 9_000, 200) and batches.batch("found-best", 1).start == 8_500
+    assert grown.fingerprint() == s.fingerprint() and grown.to_dict()["arms"][2]["first"] == 8_000

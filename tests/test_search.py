@@ -324,8 +324,12 @@ def test_a_search_beside_ordinary_arms_leaves_their_rows_alone(tmp_path):
 
 
 # -- the report -----------------------------------------------------------------------------------------
-def test_the_report_opens_with_the_search_answer_and_keeps_candidates_out_of_the_generic_sections(tmp_path):
+def test_the_report_opens_with_the_search_answer_and_keeps_candidates_out_of_the_generic_sections(
+        tmp_path, monkeypatch):
+    from reports import plots
     from reports.build import build_report
+
+    monkeypatch.setenv(plots.STRICT_ENV, "1")  # a figure with text outside it or on other text fails
 
     out = tmp_path / "d"
     arm = {"name": "plain", "game": "toy", "players": 4, "policy": "greedy"}
@@ -383,10 +387,13 @@ def test_the_answer_says_which_parameters_changed_no_game_at_the_chosen_setting(
     assert f"order {other} played the very same games at this setting: order changes nothing there" in first["sentence"]
 
 
-def test_two_objectives_give_a_front_each_member_replayed_on_fresh_games(tmp_path):
+def test_two_objectives_give_a_front_each_member_replayed_on_fresh_games(tmp_path, monkeypatch):
     """Score grows with tricks and double_chance, turns with tricks: the front is double_chance near 1
     at each number of tricks; five of its members, spread along it, are re-played."""
+    from reports import plots
     from reports.build import build_report
+
+    monkeypatch.setenv(plots.STRICT_ENV, "1")
 
     out = tmp_path / "d"
     s = study(seed=4, trials=30, constraints=None,
