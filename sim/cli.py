@@ -344,6 +344,9 @@ def cmd_study(args) -> int:
     if args.batch_size:
         study = study.with_batch_size(args.batch_size)
     full = study
+    if args.games is not None and study.searches and not study.arms:
+        raise SpecError("--games sets the games of a study's [[arm]] and [[sweep]] tables; this study has only "
+                        "[[search]] tables, whose games are their own keys (games, max_games, final_games)")
     if args.games is not None:
         games = games_option(args.games)
         if games != study.games:

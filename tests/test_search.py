@@ -458,3 +458,25 @@ def _toml(value) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     return json.dumps(value)
+
+
+def test_kaartlab_study_runs_a_search_and_resumes_it_with_the_same_command(tmp_path, capsys):
+    from sim.cli import main
+
+    table = search_table(trials=4)
+    path = tmp_path / "s.toml"
+    path.write_text('name = "cli"\nseed = 1\nbatch_size = 1000\n\n[[search]]\n'
+                    + "\n".join(f"{k} = {_toml(v)}" for k, v in table.items()) + "\n")
+    args = ["study", str(path), "--workers", "0", "--no-progress", "--no-estimate", "--out", str(tmp_path / "d")]
+    assert main(args + ["--report"]) == 0
+    out = capsys.readouterr().out
+    assert "study 'cli': 1 search, seed 1" in out and "search fit: toy, 4 players" in out
+    assert "varies tricks 1..6, double_chance 0..1; score as close to 0.9 as possible with turns at most 8" in out
+    assert (tmp_path / "d" / "report.html").exists()
+    assert main(args) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    assert main(["study", str(path), "--games", "100", "--workers", "0"]) == 2
+    assert "whose games are their own keys" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["study", "--help"])
+    assert "[[search]]" in capsys.readouterr().out
