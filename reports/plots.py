@@ -843,7 +843,7 @@ def interval_lines(frame: pl.DataFrame, x: str, y: str, lo: str, hi: str, *, hue
         if ref:
             values = part[ref].drop_nulls().unique().to_list()
             if len(values) == 1:
-                ax.axhline(values[0], color=colors[k], linestyle="--", linewidth=1, alpha=0.8)
+                ax.axhline(values[0], color=colors[k], linestyle="--", linewidth=1)
     if ref and ref_label:
         ax.plot([], [], color="#555", linestyle="--", linewidth=1, label=ref_label)
     ax.xaxis.set_major_locator(MaxNLocator(nbins=min(len(xs), 16), integer=True))

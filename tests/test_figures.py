@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.toml") if "[[arm]]" in p.read_text())
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.toml") if "[[arm]]" in p.read_text() or "[[sweep]]" in p.read_text())
 TINY_GAMES = 300  # enough rows for every section to draw its figures; the numbers do not matter here
 
 
@@ -153,6 +153,43 @@ def test_a_fair_share_mark_on_every_bar():
     # three separate heights of marks (each a couple of pixels thick), apart from the axes' frame
     groups = np.split(rows_with_marks, np.nonzero(np.diff(rows_with_marks) > 3)[0] + 1)
     assert len(groups) >= 3
+
+
+def _height(fig) -> int:
+    return Image.open(io.BytesIO(fig.png)).size[1]
+
+
+def test_forest_panels_sit_side_by_side():
+    """Up to four panels (measures) of a forest share one row: as tall as one panel, not a grid."""
+    def frame(panels, rows=1):
+        return pl.DataFrame([{"pair": f"pair {r}", "measure": f"measure {p}", "d": 0.01 * p, "lo": -0.02, "hi": 0.03,
+                              "share": True} for p in range(panels) for r in range(rows)])
+    one = plots.forest(frame(1), "pair", "d", "lo", "hi", panel="measure", ref=0.0, percent="share", title="one")
+    four = plots.forest(frame(4), "pair", "d", "lo", "hi", panel="measure", ref=0.0, percent="share", title="four")
+    six = plots.forest(frame(6), "pair", "d", "lo", "hi", panel="measure", ref=0.0, percent="share", title="six")
+    assert _height(four) == _height(one) < 2.5 * plots.DPI
+    assert _height(six) > 1.5 * _height(four)  # beyond four: rows of three
+    assert plots.layout_problems() == []
+
+
+def test_interval_lines_cost_no_height_per_point_and_draw_each_reference():
+    """Fifteen or thirty round sizes: the same height (a forest would grow a row per round); every
+    arm's reference is a dashed line in the arm's colour across the plot."""
+    def frame(n):
+        return pl.DataFrame([{"cards": c, "arm": arm, "rate": r, "lo": r - 0.02, "hi": r + 0.02, "all": base}
+                             for arm, base in (("off", 0.55), ("on", 0.35))
+                             for c in range(1, n + 1) for r in [base + 0.3 / c]])
+    short = plots.interval_lines(frame(15), "cards", "rate", "lo", "hi", hue="arm", ref="all", ref_label="all rounds",
+                                 xlabel="cards", ylabel="exact bids", title="by round size")
+    long_ = plots.interval_lines(frame(30), "cards", "rate", "lo", "hi", hue="arm", ref="all", ref_label="all rounds",
+                                 xlabel="cards", ylabel="exact bids", title="by round size")
+    assert _height(short) == _height(long_) <= 3.2 * plots.DPI
+    assert plots.layout_problems() == []
+    img = np.asarray(Image.open(io.BytesIO(short.png)).convert("RGB")).astype(int)
+    for color in plots.palette(2):  # a long horizontal run of the arm's colour: its dashed reference line
+        rgb = np.array(color[:3]) * 255
+        rows = (np.abs(img - rgb).sum(axis=2) < 60).sum(axis=1)
+        assert rows.max() > 0.2 * img.shape[1], color
 
 
 # -- every figure of every example -------------------------------------------------------------------
