@@ -6,6 +6,7 @@ answer (the dealer always bids exactly, nobody else ever does)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -99,6 +100,26 @@ def test_wizard_is_registered_and_reported(real):
     assert any(v.startswith("The hook rule's effects (hook-on vs hook-off:") and "not tested" in v for v in w["verdicts"])
     assert "bids_match" not in [m.key for m in outcomes("wizard")]  # 0 by the hook rule itself: not a measure
     assert "NaN" not in real["paths"]["json"].read_text()
+
+
+def test_wizard_detail_is_folded_not_lost(real):
+    """report.html keeps the dealer's evidence open (the position table and figure, the exact-bid rate by
+    seat) and folds what other sections or the verdicts already show (per seat, the score quantiles);
+    report.md has every row of both. Exact bids by round size are one figure, a line per arm."""
+    html, md = real["paths"]["html"].read_text(), real["paths"]["md"].read_text()
+    folded = re.findall(r'<details class="fold"><summary>(.*?)</summary>', html)
+    seat_title = "By seat (seat 0 bids first in round 1; the first dealer is the last seat)"
+    score_title = "Winning score, margin and points lost per game"
+    assert f"{seat_title} ({2 * PLAYERS} rows)" in folded and f"{score_title} (8 rows)" in folded, folded
+    open_parts = re.sub(r'<details class="fold">.*?</details>', "", html, flags=re.S)
+    assert "By bidding position (1st = dealer&#x27;s left, dealer = last)</caption>" in open_parts
+    assert "<figcaption>Points per round by bidding position</figcaption>" in open_parts
+    assert open_parts.count("<figcaption>Exact-bid rate by round size</figcaption>") == 1
+    seats = real["wizard"]["children"]["wizard.positions"]["data"]["arms"]["hook-on"]["seats"]
+    for x in seats:  # every folded row is whole in the Markdown
+        assert f"| hook-on | {x['seat']} | {', '.join(map(str, x['deals_rounds']))} |" in md
+    scores = child(real, "wizard.scores")["arms"]["hook-off"]["winning score"]
+    assert f"| hook-off | winning score | {scores['mean']:.0f}" in md
 
 
 def _shares(node):
