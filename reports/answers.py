@@ -38,8 +38,15 @@ class Answer:
     data: dict = field(default_factory=dict)
 
     @property
+    def headline(self) -> str:
+        """'John Knut: fairer.' or, for a title that is a question, 'Which threshold ...? Threshold 33.'"""
+        if self.title.endswith("?"):
+            return f"{self.title} {self.verdict[:1].upper()}{self.verdict[1:]}."
+        return f"{self.title}: {self.verdict}."
+
+    @property
     def text(self) -> str:
-        return f"{self.title}: {self.verdict}. {self.sentence}"
+        return f"{self.headline} {self.sentence}"
 
     def to_dict(self) -> dict:
         return {"question": self.question.to_dict(), "title": self.title, "verdict": self.verdict,
@@ -333,16 +340,14 @@ def _x(value: float, integer: bool) -> str:
 
 
 def _set_text(c: Crossing) -> str:
-    """'any of 32-34', 'between 0.21 and 0.34', with the open ends said."""
-    lo, hi = _x(c.low, c.integer), _x(c.high, c.integer)
+    """'between 33.1 and 33.6, so 33 or 34', 'between 0.21 and 0.34', with the open ends said."""
+    span = f"between {c.low:.3g} and {c.high:.3g}" if c.high > c.low else f"at {c.low:.3g}"
     if c.integer:
-        kept = c.candidates[c.kept]
-        core = f"only {lo}" if lo == hi else f"any of {lo}-{hi}" if len(kept) == c.high - c.low + 1 else (
-            "any of " + ", ".join(_x(v, True) for v in kept))
-    else:
-        core = f"only {lo}" if lo == hi else f"between {lo} and {hi}"
+        whole = c.whole
+        span += (f", so only {whole[0]}" if len(whole) == 1 else f", so {whole[0]} or {whole[1]}" if len(whole) == 2
+                 else f", so any of {whole[0]}-{whole[-1]}")
     ends = ["perhaps lower: the sweep starts there"] * c.open_low + ["perhaps higher: the sweep ends there"] * c.open_high
-    return core + (f", {' and '.join(ends)}" if ends else "")
+    return span + (f"; {' and '.join(ends)}" if ends else "")
 
 
 def _level_text(q: Question, fmt, x, est: Estimate) -> str:
@@ -389,11 +394,16 @@ def answer_target(ctx: Context, q: Question) -> Answer:
         sentence = (f"No value tried is excluded at 95%; closest: {_level_text(q, fmt, xs[near], ys[near])}. "
                     "More games per value narrow it.")
     elif c.estimate is None:
-        verdict = f"{q.parameter}: {_set_text(c)}"
-        sentence = (f"The fitted curve stays {c.side} the target, but the games do not exclude it at {_set_text(c)} (95%); "
-                    f"closest: {_level_text(q, fmt, xs[near], ys[near])}.")
+        verdict = f"no {q.parameter} from {xs[0]} to {xs[-1]} crosses it, though some are not excluded"
+        sentence = (f"The fitted curve stays {c.side} the target throughout; it is within its 95% band of the target "
+                    f"{_set_text(c)}. Closest value tried: {_level_text(q, fmt, xs[near], ys[near])}.")
     else:
         shown = _x(c.estimate, integer)
+        between = integer and abs(c.estimate - round(c.estimate)) > 0.05
+        if between:
+            goal = ("comes closest to a fair seat 0" if fair else
+                    f"comes closest to {fmt(q.target)}{unit} {SHORT.get(q.measure, q.measure)}")
+            goal += f": the curve crosses the target at {c.estimate:.1f}"
         below = max((k for k in range(len(xs)) if xs[k] < c.estimate), default=None)
         above = min((k for k in range(len(xs)) if xs[k] > c.estimate), default=None)
         verdict = f"{q.parameter} {shown}"
@@ -421,7 +431,7 @@ def target_section(ctx: Context, ans: Answer) -> Section:
     share = lookup(ctx.game, d["measure"]).kind == "share"
     points = [Estimate(p["estimate"], p["lo"], p["hi"], p["n"], p["method"]) for p in d["curve"]]
     cell = text.points_cell if d["measure"] == "seat0_edge" else text.share_ci if share else text.value_ci
-    kept = set(d["set"]["kept"] or [])
+    kept = set(d["set"]["kept"] or [])  # an integer parameter's whole numbers that bracket the set
     where = f" ({d['curve_label']})" if d["curve_label"] else ""
     sec = Section(key=ans.link, title=f"Target: {d['measure']} = {d['target']:g} over {d['parameter']}{where}")
     sec.notes.append(f"The curve is {d['set']['fit']}, from the games' own covariance of the values tried "

@@ -11,9 +11,12 @@ standard error from the same covariance.
 **The confidence set** inverts a test: x is kept when the curve at x is within the two-sided 95%
 band of the target, |f(x) - target| <= z se(x). At the true crossing f(x*) = target, so that test
 rejects with probability 5% and the set covers x* 95% of the time where the fitted form is right
-(the calibration measures it on straight and bent curves, benchmarks/calibration_sweep.py). For an
-integer parameter the set is the integers not excluded; for a fractional one, a fine grid of the
-range. The estimate is where the fitted curve first crosses the target.
+(the calibration measures it on straight and bent curves, benchmarks/calibration_sweep.py). The set
+is found on a fine grid of the range. A crossing need not fall on a whole number even when the
+parameter is one (game length may reach 120 turns between thresholds 33 and 34), so for an integer
+parameter the answer gives the whole numbers that bracket the set ("33 or 34"), never an empty set
+because the curve passes between two of them. The estimate is where the fitted curve first crosses
+the target.
 
 Without per-game values (balance is a range of seat shares, not a per-game mean) the covariance is
 unknown: the curve is the joined means and the error between two values is (1 - w) se_i + w se_j,
@@ -60,6 +63,14 @@ class Crossing:
         return float(self.candidates[self.kept].max()) if self.found else None
 
     @property
+    def whole(self) -> list[int]:
+        """For an integer parameter: the whole numbers from the one at or below the set's low end to
+        the one at or above its high end (the values a designer can choose between)."""
+        if not self.found:
+            return []
+        return list(range(int(np.floor(self.low + 1e-9)), int(np.ceil(self.high - 1e-9)) + 1))
+
+    @property
     def open_low(self) -> bool:
         """The set reaches the smallest value tried: the target may lie below the sweep."""
         return self.found and bool(self.kept[0])
@@ -89,7 +100,7 @@ class Crossing:
         return {"estimate": self.estimate, "low": self.low, "high": self.high, "open_low": self.open_low,
                 "open_high": self.open_high, "pieces": self.pieces, "crossings": self.crossings,
                 "side": self.side, "integer": self.integer, "fit": self.fit,
-                "kept": [float(v) for v in self.candidates[self.kept]] if self.integer else None}
+                "kept": self.whole if self.integer else None}
 
 
 def curve_at(xs: np.ndarray, means: np.ndarray, se: np.ndarray, cov: np.ndarray | None,
@@ -108,9 +119,8 @@ def curve_at(xs: np.ndarray, means: np.ndarray, se: np.ndarray, cov: np.ndarray 
 
 
 def _candidates(xs: np.ndarray, integer: bool) -> np.ndarray:
-    if integer:
-        return np.arange(int(xs[0]), int(xs[-1]) + 1, dtype=float)
-    return np.union1d(np.linspace(xs[0], xs[-1], GRID + 1), xs)
+    grid = np.union1d(np.linspace(xs[0], xs[-1], GRID + 1), xs)
+    return np.union1d(grid, np.arange(int(xs[0]), int(xs[-1]) + 1, dtype=float)) if integer else grid
 
 
 def polynomial(xs: np.ndarray, means: np.ndarray, cov: np.ndarray, level: float | None = None):

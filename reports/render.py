@@ -212,7 +212,7 @@ def _answers_html(sec: Section) -> str:
     its evidence."""
     desc = sec.data.get("description") or ""
     items = "".join(
-        f'<li><span class="verdict">{_e(a.title)}: {_e(a.verdict)}.</span> {_e(a.sentence)} '
+        f'<li><span class="verdict">{_e(a.headline)}</span> {_e(a.sentence)} '
         f'<a class="evidence" href="#{_e(a.link)}">evidence &rarr;</a></li>' for a in sec.answers)
     notes = "".join(f'<p class="note">{_e(n)}</p>' for n in sec.notes)
     return (f'<section id="answers"><h2>{_e(sec.title)}</h2>'
@@ -223,7 +223,7 @@ def _answers_html(sec: Section) -> str:
 def _answers_md(sec: Section) -> list[str]:
     desc = sec.data.get("description") or ""
     out = [f"## {sec.title}", ""] + ([f"_{desc}_", ""] if desc else [])
-    out += [f"{i}. **{a.title}: {a.verdict}.** {a.sentence} ([evidence](#{a.link}))"
+    out += [f"{i}. **{a.headline}** {a.sentence} ([evidence](#{a.link}))"
             for i, a in enumerate(sec.answers, 1)]
     return out + [""] + [f"> {n}" for n in sec.notes] + ([""] if sec.notes else [])
 

@@ -39,11 +39,8 @@ def target_curve(d: dict, *, share: bool, title: str) -> ReportFigure:
     ax.axhline(d["target"], color=MARK_COLOR, linestyle="--", linewidth=1.2, label=f"target {d['target']:g}")
     s = d["set"]
     if s["low"] is not None:
-        if s["integer"]:
-            ax.plot(s["kept"], np.full(len(s["kept"]), d["target"]), "s", color=KEPT_COLOR, markersize=6,
-                    label="values not excluded", zorder=4)
-        else:
-            ax.axvspan(s["low"], s["high"], color=KEPT_COLOR, alpha=0.15, label="values not excluded")
+        ax.axvspan(s["low"], max(s["high"], s["low"] + 1e-3 * (xs[-1] - xs[0])), color=KEPT_COLOR, alpha=0.2,
+                   label="values not excluded")
     if d["crossing"] is not None:
         ax.axvline(d["crossing"], color=KEPT_COLOR, linewidth=1.2, label=f"estimate {d['crossing']:.3g}")
     fmt = _formatter(d["measure"], share)
