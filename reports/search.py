@@ -307,11 +307,16 @@ def section_key(view: SearchView) -> str:
 
 
 # -- the section --------------------------------------------------------------------------------------------
+def _proposals_note(view: SearchView) -> str:
+    how = ("Optuna's TPE sampler (a Bayesian optimiser that models where good settings lie from the ones evaluated "
+           "so far; its first few proposals are random)" if view.table.get("sampler", "tpe") == "tpe"
+           else "Optuna's random sampler (uniform proposals, a baseline)")
+    return (f"Candidates are proposed by {how}, seeded from the study's seed, {view.table.get('parallel', 4)} per "
+            "round. Every candidate plays games 0, 1, 2, ...: the same deals as every other candidate, so they are "
+            "compared on equal cards.")
+
+
 NOTES = [
-    "Candidates are proposed by Optuna's TPE sampler (a Bayesian optimiser that models where good settings lie "
-    "from the ones evaluated so far; its first few proposals are random), seeded from the study's seed, a few per "
-    "round. Every candidate plays games 0, 1, 2, ...: the same deals as every other candidate, so they are compared "
-    "on equal cards.",
     "Racing: after each round, a candidate whose 95% interval reaches the best candidate's (it may be the best), "
     "and the best itself while it has such a rival, or whose constraint's interval still straddles the bound, "
     "plays twice its games (up to the search's max_games); the others stop at their first look. Intervals are the "
@@ -331,7 +336,7 @@ def section(view: SearchView):
     from reports import text
     from reports.model import Section, Table
 
-    sec = Section(key=section_key(view), title=f"Search: {view.name}", notes=list(NOTES))
+    sec = Section(key=section_key(view), title=f"Search: {view.name}", notes=[_proposals_note(view), *NOTES])
     game = view.game
     evals = {a.name: view.evaluation(a.name) for a in view.candidates if a.name in view.levels}
     sources = {f["arm"]: f["from"] for f in view.state.get("final") or []}
