@@ -480,3 +480,13 @@ def test_kaartlab_study_runs_a_search_and_resumes_it_with_the_same_command(tmp_p
     with pytest.raises(SystemExit):
         main(["study", "--help"])
     assert "[[search]]" in capsys.readouterr().out
+
+
+def test_the_wippen_example_is_a_valid_search_of_three_parameters_too_big_for_a_grid():
+    from pathlib import Path
+
+    s = StudySpec.from_toml(Path(__file__).resolve().parents[1] / "examples" / "wippen-search.toml")
+    spec, = s.searches
+    assert [d.key for d in spec.vary] == ["deals", "target", "points_wip"] and spec.space_size() == 13 * 46 * 4
+    assert spec.objectives[0].measure == "balance" and spec.constraints[0].at_most == 600
+    assert not s.arms and spec.candidate_batch(s.batch_size) == 2000
