@@ -379,7 +379,8 @@ def answer_target(ctx: Context, q: Question) -> Answer:
     fmt = target_format(ctx, q.measure)
     fair = q.measure == "seat0_edge" and q.target == 0
     unit = " percentage points" if q.measure == "seat0_edge" else ""
-    goal = "makes seat 0 fair" if fair else f"brings {SHORT.get(q.measure, q.measure)} to {fmt(q.target)}{unit}"
+    name = SHORT.get(q.measure) or lookup(ctx.game, q.measure).label
+    goal = "makes seat 0 fair" if fair else f"brings {name} to {fmt(q.target)}{unit}"
     label = f" ({q.extra['curve']})" if q.extra.get("curve") else ""
     title = q.title + label if q.title else f"Which {q.parameter} {goal}{label}?"
     near = min(range(len(xs)), key=lambda k: abs(ys[k].value - q.target))
@@ -401,8 +402,7 @@ def answer_target(ctx: Context, q: Question) -> Answer:
         shown = _x(c.estimate, integer)
         between = integer and abs(c.estimate - round(c.estimate)) > 0.05
         if between:
-            goal = ("comes closest to a fair seat 0" if fair else
-                    f"comes closest to {fmt(q.target)}{unit} {SHORT.get(q.measure, q.measure)}")
+            goal = "comes closest to a fair seat 0" if fair else f"brings {name} closest to {fmt(q.target)}{unit}"
             goal += f": the curve crosses the target at {c.estimate:.1f}"
         below = max((k for k in range(len(xs)) if xs[k] < c.estimate), default=None)
         above = min((k for k in range(len(xs)) if xs[k] > c.estimate), default=None)
@@ -416,7 +416,9 @@ def answer_target(ctx: Context, q: Question) -> Answer:
             "curve_label": q.extra.get("curve", ""), "crossing": c.estimate, "set": c.to_dict(),
             "curve": [{"at": x, "arm": a.name, **y.to_dict()} for x, a, y in zip(xs, arms, ys)],
             "fitted": {"at": c.candidates.tolist(), "value": c.fitted.tolist(), "se": c.fitted_se.tolist()}}
-    return Answer(q, title, verdict, sentence[0].upper() + sentence[1:], ctx.key(f"target-{q.number}"), data)
+    if not sentence.startswith(q.parameter):  # a parameter's name keeps its spelling
+        sentence = sentence[0].upper() + sentence[1:]
+    return Answer(q, title, verdict, sentence, ctx.key(f"target-{q.number}"), data)
 
 
 SHORT = {"seat0_edge": "seat 0's edge", "balance": "balance", "turns": "turns per game", "rounds": "rounds per game"}
