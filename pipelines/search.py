@@ -29,6 +29,7 @@ from sim.errors import SpecError
 from sim.search import (MAX_FRONT, Evaluation, Extent, SearchSpec, best, close_calls, evaluation, front)
 
 ASKS_PER_TRIAL = 20  # proposals per candidate before a search of a small space stops asking
+PROBE_GAMES = 200  # games that must be the very same rows for a parameter to 'change nothing' at the result
 VIOLATION_CAP = 1e9  # what the optimiser is told for a constraint that cannot be measured
 
 
@@ -230,6 +231,20 @@ class Engine:
                                 f"directory's run chose {self.recorded_finals[k]['from']}: choose a new --out")
         self.backend.play([(f["arm"], f["params"], spec.final_games, spec.fresh_first, "final")
                            for f in outcome.finals])
+        for final in outcome.finals:
+            final["indifferent"] = self._indifferent(final["params"])
+
+    def _indifferent(self, params: dict) -> dict:
+        """The varied parameters that change no game at this setting: moved to each end of its range
+        (or to every other value of a list, at most three), the first PROBE_GAMES games are the very
+        same rows. {parameter: the values tried}. The probe's games are compared, not kept."""
+        out = {}
+        for dim in self.spec.vary:
+            here = params[dim.key]
+            others = [v for v in ((dim.low, dim.high) if dim.kind != "choice" else dim.choices) if v != here][:3]
+            if others and all(self.backend.same_games(params, {**params, dim.key: v}, PROBE_GAMES) for v in others):
+                out[dim.key] = others
+        return out
 
 
 def _spread(items: list, most: int) -> list:
@@ -283,6 +298,9 @@ class PipelineBackend:
 
     def record(self, state: dict) -> None:
         self.runner.record(self.spec.name, state)
+
+    def same_games(self, a: dict, b: dict, games: int) -> bool:
+        return self.runner.same_games(self.spec, a, b, games)
 
 
 class SearchRunner:
@@ -349,6 +367,16 @@ class SearchRunner:
                    seat_params=tuple((s["policy"], dict(s["params"])) for s in d["seats"]), first=first,
                    search=self.study.name)
         return levels(frame, meta, measures)
+
+    def same_games(self, spec: SearchSpec, a: dict, b: dict, games: int) -> bool:
+        """Do two settings play the very same first games (every column but the arm's name)? Played in
+        this process, compared, and dropped."""
+        tables = []
+        for params in (a, b):
+            arm = spec.arm(spec.name, params)
+            table = arm.info.runner().play_batch(arm, self.study.seed, 0, games)
+            tables.append(table.drop_columns(["arm"]).replace_schema_metadata(None))
+        return tables[0].equals(tables[1])
 
     def record(self, name: str, state: dict) -> None:
         self.states[name] = state

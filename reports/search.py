@@ -17,6 +17,7 @@ from reports import metrics as m
 from reports.stats import mean_interval, pairwise_gaps, share_interval
 
 SEARCH_KEY = "search"
+PROBE = 200  # pipelines/search.py PROBE_GAMES: games compared to tell that a parameter changes nothing
 
 
 # -- a candidate's measures ---------------------------------------------------------------------------------
@@ -101,7 +102,6 @@ class SearchView:
         self.vary = list(table["vary"])
         self.candidates = [a for a in dataset.candidates if a.search == self.name]
         self.finals = [a for a in dataset.all_arms if a.search == self.name and dataset._files(a.name)]
-        self.fingerprints: dict[str, int] = {}
         self.levels = {a.name: self._levels(a) for a in self.candidates + self.finals if dataset._files(a.name)}
         params = self.state.get("candidates") or {}
         self.params = {a: dict(p.get("params") or {}) for a, p in params.items()}
@@ -110,26 +110,7 @@ class SearchView:
 
     def _levels(self, arm) -> dict:
         frame = pl.read_parquet(self.dataset._files(arm.name))
-        if arm.search and arm in self.candidates:
-            first = frame.filter(pl.col("game") < self.table["games"]).sort("game")
-            self.fingerprints[arm.name] = first.select("winner_mask", "turns", "score").hash_rows().sum()
         return {**levels(frame, arm, self.measures), "_games": frame.height}
-
-    def twins(self, arm: str) -> list[str]:
-        """The candidates that played the very same games as ``arm`` (its first look's rows equal): the
-        parameters they differ in changed no game at this setting."""
-        mine = self.fingerprints.get(arm)
-        return [a for a, f in self.fingerprints.items() if a != arm and f == mine and mine is not None]
-
-    def indifferent(self, arm: str) -> dict[str, list]:
-        """{parameter: other values} that the chosen setting's twins took: values that change no game."""
-        out: dict[str, list] = {}
-        mine = self.params.get(arm, {})
-        for twin in self.twins(arm):
-            for k, v in self.params.get(twin, {}).items():
-                if v != mine.get(k) and v not in out.setdefault(k, []):
-                    out[k].append(v)
-        return {k: sorted(v, key=str) for k, v in out.items() if v}
 
     # -- the numbers behind each candidate ----------------------------------------------------------
     def evaluation(self, arm: str):
@@ -282,12 +263,12 @@ def answer(view: SearchView):
                     + f". Best of {len(view.candidates)} candidates ({text.count(games)} games)"
                     + (f"; on its own candidate games ({source}) it measured {fmt(view.game, measure, seen, False)}"
                        if seen is not None else "") + ".")
-        same = view.indifferent(source) if source else {}
+        same = dict((view.state.get("final") or [{}])[0].get("indifferent") or {})
         if same:
             data["indifferent"] = same
-            sentence += (" " + "; ".join(f"{k} {', '.join(_value(v) for v in vs)}" for k, vs in same.items())
-                         + " played the very same games at this setting: "
-                         + " and ".join(same) + (" changes" if len(same) == 1 else " change") + " nothing there.")
+            sentence += (" With " + " or ".join(f"{k} {' or '.join(_value(v) for v in vs)}" for k, vs in same.items())
+                         + f" instead, its first {PROBE} games are the very same: " + " and ".join(same)
+                         + (" changes" if len(same) == 1 else " change") + " nothing at this setting.")
         if not data["feasible"]:
             verdict = f"no setting tried meets the constraints; closest: {verdict}"
     else:
