@@ -42,12 +42,14 @@ class Target:
     rule: bool
     seat: int | None = None
 
-    def apply(self, rules: dict, seats: list[dict], value) -> None:
+    def apply(self, rules: dict, seats: list[dict], value, has) -> None:
+        """Set the value in ``rules`` or in the seats' parameters (only at the seats whose policy has
+        the parameter: ``has(seat_index)``)."""
         if self.rule:
             rules[self.param.name] = value
             return
         for s, seat in enumerate(seats):
-            if self.seat is None or s == self.seat:
+            if (self.seat is None or s == self.seat) and has(s):
                 seat[self.param.name] = value
 
 
@@ -154,6 +156,11 @@ def grid_values(name: str, param: Param, raw) -> tuple:
     return tuple(values)
 
 
+def _has(arm, seat: int, name: str) -> bool:
+    """Whether the policy at ``seat`` of ``arm`` reads the player parameter ``name``."""
+    return any(p.name == name for p in arm.info.policy(arm.seats[seat].policy).params)
+
+
 def point_name(sweep: str, base: str, values) -> str:
     parts = [sweep] + [base] * bool(base) + [_UNSAFE.sub("_", _show(v)) for v in values]
     return "-".join(parts)
@@ -187,7 +194,7 @@ def expand(name: str, vary, bases: list[tuple[str, Any]], make_arm) -> tuple[Swe
             rules = dict(base.rules)
             seats = [{"policy": s.policy, **dict(s.params)} for s in base.seats]
             for target, value in zip(targets, values):
-                target.apply(rules, seats, value)
+                target.apply(rules, seats, value, lambda s, t=target, b=base: _has(b, s, t.param.name))
             arm_name = point_name(name, label, values)
             arms.append(make_arm(arm_name, base, rules, seats))
             points.append(Point(arm_name, label, tuple((t.name, v) for t, v in zip(targets, values))))

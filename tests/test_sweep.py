@@ -183,3 +183,12 @@ def test_a_sweep_study_opens_with_its_target_answers_and_shows_the_grid(tmp_path
     assert "thr-28-false" not in json.dumps(variants)  # the sweep's points are its curve, not 15 pairs
     html = (tmp_path / "s" / "report.html").read_text()
     assert html.count("<img") >= 4  # two target curves, the grid's curves, the heat maps
+
+
+def test_a_player_parameter_is_swept_only_at_the_seats_whose_policy_has_it():
+    """A table of cautious and random players: random has no 'start', so only the cautious seats move."""
+    data = {"name": "mixed", "games": 10, "sweep": [
+        {"name": "s", "game": "knutten", "players": 4, "policy": ["cautious", "random", "cautious", "random"],
+         "vary": {"start": ["self", "next"]}}]}
+    arm = StudySpec.from_dict(data).arm("s-next")
+    assert [dict(s.params).get("start") for s in arm.seats] == ["next", None, "next", None]
