@@ -317,16 +317,23 @@ class Dataset:
             if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), dict):
                 raise ReportError(f"{path} is not a kaartlab manifest")
             return manifest
-        # A directory without study.json: every batch file carries the study in its metadata.
+        # A directory without study.json: every batch file carries its study's head and its own arm
+        # (older files: the whole study), so one file per arm describes the study.
         import pyarrow.parquet as pq
 
-        for file in sorted(self.root.glob(f"*/{BATCH_GLOB}")):
-            meta = pq.read_schema(file).metadata or {}
+        head, arms, fingerprint = None, {}, None
+        for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            files = sorted(folder.glob(BATCH_GLOB))
+            meta = (pq.read_schema(files[0]).metadata or {}) if files else {}
+            fingerprint = fingerprint or meta.get(b"kaartlab.fingerprint", b"").decode() or None
             if b"kaartlab.study" in meta:
-                study = json.loads(meta[b"kaartlab.study"])
-                return {"study": study, "fingerprint": meta.get(b"kaartlab.fingerprint", b"").decode() or None,
-                        "games": {}}
-        raise ReportError(f"{self.root}: no study.json and no batch files with kaartlab metadata")
+                return {"study": json.loads(meta[b"kaartlab.study"]), "fingerprint": fingerprint, "games": {}}
+            if b"kaartlab.arm_spec" in meta:
+                head = head or json.loads(meta[b"kaartlab.study_head"])
+                arms[int(meta[b"kaartlab.arm_index"])] = json.loads(meta[b"kaartlab.arm_spec"])
+        if head is None:
+            raise ReportError(f"{self.root}: no study.json and no batch files with kaartlab metadata")
+        return {"study": {**head, "arms": [arms[k] for k in sorted(arms)]}, "fingerprint": fingerprint, "games": {}}
 
     # -- integrity --------------------------------------------------------------------------------
     @cached_property

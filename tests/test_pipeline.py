@@ -64,7 +64,23 @@ def test_run_batch_is_a_plain_function_with_provenance():
     assert set(table.column("arm").to_pylist()) == {"mixed"}
     meta = table.schema.metadata
     assert meta[b"kaartlab.fingerprint"].decode() == s.fingerprint()
-    assert json.loads(meta[b"kaartlab.study"])["seed"] == 11
+    assert json.loads(meta[b"kaartlab.study_head"])["seed"] == 11
+    assert json.loads(meta[b"kaartlab.arm_spec"])["name"] == "mixed" and b"kaartlab.study" not in meta
+    assert meta[b"kaartlab.arm_index"] == str([a.name for a in s.arms].index("mixed")).encode()
+
+
+def test_a_batch_file_carries_its_arm_not_the_whole_study():
+    """With 300 arms a batch's metadata stays the size of one arm's description (the whole study
+    in every file grew with the square of the arms: 262 KB a file at 200 arms)."""
+    from pipelines.batch import batch_metadata
+
+    def metadata_bytes(thresholds) -> int:
+        spec = StudySpec.from_dict({"name": "s", "games": 10, "sweep": [
+            {"name": "t", "game": "knutten", "players": 4, "vary": {"threshold": thresholds, "hand_limit": [3, 4]}}]})
+        return len(spec.arms), sum(len(v) for v in batch_metadata(spec, "t-30-3").values())
+
+    (few, small), (many, big) = metadata_bytes([30, 31]), metadata_bytes({"from": 5, "to": 200})
+    assert (few, many) == (4, 392) and big < 1.1 * small and big < 3000
 
 
 def test_batch_files_are_written_as_storage_says(tmp_path):

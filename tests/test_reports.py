@@ -412,3 +412,18 @@ def test_heavy_weather_section_without_john(tmp_path):
     s = json.loads(build_report(tmp_path)["json"].read_text())["sections"]
     assert "knutten.heavy_weather" in s and list(s["knutten.heavy_weather"]["data"]["pairs"]) == ["heavy vs calm"]
     assert s["knutten.john_knut"]["verdicts"][0].startswith("No arm plays with John Knut")
+
+
+def test_batch_files_alone_describe_their_study(tmp_path):
+    """Without study.json, one batch file per arm gives the study's head and that arm, in study order."""
+    from pipelines.run import run_study
+    from reports.dataset import Dataset
+    from sim.spec import StudySpec
+
+    spec = StudySpec.from_dict({"name": "alone", "seed": 5, "games": 200, "batch_size": 100, "sweep": [
+        {"name": "t", "game": "knutten", "players": 4, "vary": {"threshold": [31, 25, 40]}}]})
+    run_study(spec, tmp_path / "s", workers=0, progress=False)
+    (tmp_path / "s" / "study.json").unlink()
+    ds = Dataset(tmp_path / "s")
+    assert [a.name for a in ds.arms] == ["t-31", "t-25", "t-40"] and ds.study["seed"] == 5
+    assert ds.fingerprint == spec.fingerprint() and ds.arm("t-40").rules["threshold"] == 40
