@@ -10,7 +10,7 @@ Synthetic Knutten datasets (benchmarks/stats_calibration.py, docs/schema.md) rea
 * Planted effect: in a share `plant` of the games where John is drawn, the drawer is a winner of the
   game (the rest as in the null); the player is then the drawer too when John is played, the target
   another seat. The drawer verdict must find it at its stated power (normal approximation from the
-  drawer's edge and spread measured on all games pooled).
+  drawer's edge and spread measured on all games pooled; the report's t test, benchmarks/calibration_common.py).
 
 The CI version is tests/test_calibration_knutten.py.
 """
@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.stats_calibration import SynthArm, _context, _rate, write_synthetic  # noqa: E402
+from benchmarks.calibration_common import paired_power, rate  # noqa: E402
+from benchmarks.stats_calibration import SynthArm, _context, write_synthetic  # noqa: E402
 from reports.games import knutten as knutten_report  # noqa: E402
 from reports.stats import ALPHA  # noqa: E402
 
@@ -69,15 +70,13 @@ def roles(work: Path, replicates: int, games: int, seed: int, plant: float = 0.0
         for arm in arms:
             plant_drawer(root / arm.name / "batch-000000.parquet", plant, rng)
     stats = knutten_report.john_stats(_context(root))
-    out = {role: _rate([bool(stats[a.name]["roles"][role]["edge"].p_value < ALPHA) for a in arms[:-1]])
+    out = {role: rate([bool(stats[a.name]["roles"][role]["edge"].p_value < ALPHA) for a in arms[:-1]])
            for role in ROLES}
     stated = {}
     for role in ROLES:
         e = stats["pooled"]["roles"][role]["edge"]
         sd = (e.hi - e.value) / sps.t.ppf(1 - ALPHA / 2, e.n - 1) * np.sqrt(e.n)
-        z = abs(e.value) / (sd / np.sqrt(games))
-        q = sps.norm.ppf(1 - ALPHA / 2)
-        stated[role] = float(sps.norm.sf(q - z) + sps.norm.cdf(-q - z))
+        stated[role] = paired_power(e.value, sd, games)
     shutil.rmtree(root)
     return {"rejections": out, "stated power": stated, "games": games, "replicates": replicates, "plant": plant}
 

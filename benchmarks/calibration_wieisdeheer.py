@@ -39,9 +39,9 @@ import numpy as np
 import pyarrow.parquet as pq
 from scipy.optimize import brentq
 from scipy.stats import norm
-from statsmodels.stats.proportion import proportion_confint
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.calibration_common import rate  # noqa: E402
 from kernels.wieisdeheer.enums import OUT_DTYPE  # noqa: E402
 from reports.claims import Family  # noqa: E402
 from reports.context import Context, Options  # noqa: E402
@@ -236,11 +236,6 @@ def effects(games: int, players: int = 4, power: float = 0.8) -> dict:
     return effect
 
 
-def _rate(hits: int, n: int) -> dict:
-    lo, hi = proportion_confint(hits, n, method="wilson") if n else (math.nan, math.nan)
-    return {"rate": hits / n if n else math.nan, "count": int(hits), "n": int(n), "lo": float(lo), "hi": float(hi)}
-
-
 def run(replicates: int, games: int, seed: int = 1, work: Path | None = None) -> dict:
     """Null and planted studies, `replicates` each: per claim kind the share with p < 0.05, and per
     null study whether the section words anything 'detectable' after correction."""
@@ -272,11 +267,11 @@ def run(replicates: int, games: int, seed: int = 1, work: Path | None = None) ->
             shutil.rmtree(work, ignore_errors=True)
     return {"games_per_arm": games, "replicates": replicates, "alpha": ALPHA,
             "effects": effects(games), "stated_power": {k: stated_power(k, effects(games), games) for k in KINDS},
-            "size": {k: _rate(*counts["null"][k]) for k in KINDS},
-            "power": {k: _rate(*counts["planted"][k]) for k in KINDS},
-            "any_detectable_after_holm": _rate(any_detected, replicates),
-            "sweep_names_a_worse_rate": _rate(sweep_named, replicates),
-            "sweep_names_a_worse_rate_uncorrected": _rate(sweep_named_raw, replicates)}
+            "size": {k: rate(*counts["null"][k]) for k in KINDS},
+            "power": {k: rate(*counts["planted"][k]) for k in KINDS},
+            "any_detectable_after_holm": rate(any_detected, replicates),
+            "sweep_names_a_worse_rate": rate(sweep_named, replicates),
+            "sweep_names_a_worse_rate_uncorrected": rate(sweep_named_raw, replicates)}
 
 
 def sweep_selection(replicates: int, games: int, seed: int = 1, work: Path | None = None) -> dict:
@@ -296,8 +291,8 @@ def sweep_selection(replicates: int, games: int, seed: int = 1, work: Path | Non
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
-    return {"games_per_arm": games, "replicates": replicates, "sweep_names_a_worse_rate": _rate(named, replicates),
-            "sweep_names_a_worse_rate_uncorrected": _rate(named_raw, replicates)}
+    return {"games_per_arm": games, "replicates": replicates, "sweep_names_a_worse_rate": rate(named, replicates),
+            "sweep_names_a_worse_rate_uncorrected": rate(named_raw, replicates)}
 
 
 def sweep_verdict(claims, sections) -> tuple[bool, bool]:

@@ -8,8 +8,8 @@ with the report code (reports.games.wippen), exactly as a study is read.
   whole), so no position differs: the verdict must say 'detectable' in about 5% of arms before the
   report's correction.
 * Planted effect: the same games as played (the dealer plays last in every hand of a deal); stated
-  power from the dealer's edge and spread measured on all games pooled (normal approximation of the
-  paired t).
+  power of the report's paired t (noncentral t, games - 1 degrees of freedom) at the dealer's edge and
+  spread measured on all games pooled.
 
 The CI version is tests/test_calibration_wippen.py.
 """
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.stats_calibration import _rate  # noqa: E402
+from benchmarks.calibration_common import paired_power, rate  # noqa: E402
 from reports.context import Context, Options  # noqa: E402
 from reports.dataset import Dataset  # noqa: E402
 from reports.games import wippen as wippen_report  # noqa: E402
@@ -79,12 +79,6 @@ def write_arms(root: Path, parts: list[tuple[str, pa.Table]]) -> Context:
     return Context(Dataset(root), "wippen", Options())
 
 
-def _paired_power(effect: float, sd: float, games: int) -> float:
-    z = abs(effect) / (sd / np.sqrt(games))
-    q = sps.norm.ppf(1 - ALPHA / 2)
-    return float(sps.norm.sf(q - z) + sps.norm.cdf(-q - z))
-
-
 def position(work: Path, replicates: int, games: int, seed: int) -> dict:
     played = play(seed, replicates * games)
     rng = np.random.default_rng(seed)
@@ -94,14 +88,14 @@ def position(work: Path, replicates: int, games: int, seed: int) -> dict:
         parts = [(f"r{i}", relabel_positions(played.slice(i * games, games), rng) if relabel
                   else played.slice(i * games, games)) for i in range(replicates)]
         stats = wippen_report.wippen_stats(write_arms(root, parts))
-        out[label] = {"dealer_minus_first": _rate([bool(stats[name]["dealer_minus_first"].p_value < ALPHA)
+        out[label] = {"dealer_minus_first": rate([bool(stats[name]["dealer_minus_first"].p_value < ALPHA)
                                                    for name, _ in parts])}
         shutil.rmtree(root)
     root = work / "pooled"
     e = wippen_report.wippen_stats(write_arms(root, [("all", played)]))["all"]["dealer_minus_first"]
     shutil.rmtree(root)
     sd = (e.hi - e.value) / sps.t.ppf(1 - ALPHA / 2, e.n - 1) * np.sqrt(e.n)
-    out["stated power"] = {"dealer_minus_first": _paired_power(e.value, sd, games)}
+    out["stated power"] = {"dealer_minus_first": paired_power(e.value, sd, games)}
     out["pooled edge"] = e.to_dict()
     return out
 

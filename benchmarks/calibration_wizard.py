@@ -37,7 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.stats_calibration import _rate, _relabel_seats  # noqa: E402
+from benchmarks.calibration_common import paired_power, rate  # noqa: E402
+from benchmarks.stats_calibration import _relabel_seats  # noqa: E402
 from reports.context import Context, Options  # noqa: E402
 from reports.dataset import Dataset  # noqa: E402
 from reports.games import wizard as wizard_report  # noqa: E402
@@ -84,12 +85,6 @@ def _slices(table: pa.Table, replicates: int, games: int) -> list[pa.Table]:
     return [table.slice(i * games, games) for i in range(replicates)]
 
 
-def _paired_power(effect: float, sd: float, games: int) -> float:
-    z = abs(effect) / (sd / np.sqrt(games))
-    q = sps.norm.ppf(1 - ALPHA / 2)
-    return float(sps.norm.sf(q - z) + sps.norm.cdf(-q - z))
-
-
 def _hotelling_power(t2_pooled: float, pooled_games: int, q: int, games: int) -> float:
     lam = t2_pooled * games / pooled_games  # T^2 grows with n at a fixed effect
     crit = sps.f.ppf(1 - ALPHA, q, games - q)
@@ -118,7 +113,7 @@ def positions(work: Path, replicates: int, games: int, seed: int, rules: dict) -
         for name, _, _ in parts:
             for k, p in _verdict_tests(stats, name).items():
                 rejects.setdefault(k, []).append(bool(p < ALPHA))
-        out[label] = {k: _rate(v) for k, v in rejects.items()}
+        out[label] = {k: rate(v) for k, v in rejects.items()}
         shutil.rmtree(root)
     # stated power of each verdict at `games`, from the effect measured on all games at once
     root = work / "pooled"
@@ -131,7 +126,7 @@ def positions(work: Path, replicates: int, games: int, seed: int, rules: dict) -
     for k in DEALER_VERDICTS:
         e = pooled["dealer_minus_first"][k]
         sd = (e.hi - e.value) / sps.t.ppf(1 - ALPHA / 2, e.n - 1) * np.sqrt(e.n)
-        stated[f"dealer_{k}"] = _paired_power(e.value, sd, games)
+        stated[f"dealer_{k}"] = paired_power(e.value, sd, games)
     out["stated power"] = stated
     shutil.rmtree(root)
     return out
@@ -170,10 +165,10 @@ def hook(work: Path, replicates: int, games: int, seed: int) -> dict:
                     rejects.setdefault(c.measure.key, []).append(bool(c.paired.p_value < ALPHA))
                     diffs.setdefault(c.measure.key, []).append(c.paired.value)
         shutil.rmtree(root)
-        out[label] = {k: _rate(v) for k, v in rejects.items()}
+        out[label] = {k: rate(v) for k, v in rejects.items()}
         if not label.startswith("null"):
             # stated power from the mean and spread of the per-replicate differences
-            out["stated power"] = {k: _paired_power(np.mean(v), np.std(v, ddof=1) * np.sqrt(games), games)
+            out["stated power"] = {k: paired_power(np.mean(v), np.std(v, ddof=1) * np.sqrt(games), games)
                                    for k, v in diffs.items()}
     return out
 

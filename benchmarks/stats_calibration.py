@@ -65,6 +65,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.calibration_common import rate  # noqa: E402
 from reports.build import build_sections  # noqa: E402
 from reports.context import Context, Options  # noqa: E402
 from reports.dataset import Dataset, Pair  # noqa: E402
@@ -189,13 +190,6 @@ def _context(root: Path) -> Context:
     return Context(Dataset(root), "knutten", Options())
 
 
-def _rate(hits: list[bool]) -> dict:
-    n = len(hits)
-    x = int(sum(hits))
-    lo, hi = proportion_confint(x, n, method="wilson") if n else (math.nan, math.nan)
-    return {"rate": x / n if n else math.nan, "count": x, "n": n, "lo": float(lo), "hi": float(hi)}
-
-
 def _covers(lo: float, hi: float, truth: float) -> bool:
     return bool(lo <= truth + 1e-12 and truth - 1e-12 <= hi)
 
@@ -235,12 +229,12 @@ def seats(work: Path, replicates: int, games: int, seed: int) -> dict:
             chi_rej.append(sps.chisquare(st.wins).pvalue < 0.05)
         out[label] = {"players": k, "edge": edge, "games": games, "replicates": replicates,
                       "true_balance": 1 - (arms[0].truth().max() - arms[0].truth().min()),
-                      "share_coverage": _rate(share_cov), "share_coverage_before": _rate(share_old),
-                      "edge_coverage": _rate(edge_cov), "balance_coverage": _rate(bal_cov),
+                      "share_coverage": rate(share_cov), "share_coverage_before": rate(share_old),
+                      "edge_coverage": rate(edge_cov), "balance_coverage": rate(bal_cov),
                       "balance_mean": float(np.mean(bal)), "balance_mean_before": float(np.mean(bal_old)),
-                      "balance_coverage_before": _rate(bal_cov_old), "balance_interval_above_100_before": _rate(bal_over_old),
-                      "equal_seats_rejections": _rate(eq_rej) if edge == 0 else None,
-                      "chi_square_rejections_before": _rate(chi_rej) if edge == 0 else None}
+                      "balance_coverage_before": rate(bal_cov_old), "balance_interval_above_100_before": rate(bal_over_old),
+                      "equal_seats_rejections": rate(eq_rej) if edge == 0 else None,
+                      "chi_square_rejections_before": rate(chi_rej) if edge == 0 else None}
     return out
 
 
@@ -265,7 +259,7 @@ def pairs(work: Path, replicates: int, games: int, seed: int, edge: float = 0.02
             by_measure.setdefault(c.measure.key, []).append(_covers(c.paired.lo, c.paired.hi, 0.0))
     allc = [x for v in by_measure.values() for x in v]
     return {"games": games, "replicates": replicates, "seat0_edge": edge,
-            "coverage_by_measure": {k: _rate(v) for k, v in by_measure.items()}, "coverage_all": _rate(allc)}
+            "coverage_by_measure": {k: rate(v) for k, v in by_measure.items()}, "coverage_all": rate(allc)}
 
 
 def power(work: Path, replicates: int, games: int, seed: int, change: float = 0.0125) -> dict:
@@ -293,7 +287,7 @@ def power(work: Path, replicates: int, games: int, seed: int, change: float = 0.
                 found[key].append(bool(right_side))
                 covered[key].append(_covers(c.paired.lo, c.paired.hi, truth[key]))
     return {"games": games, "replicates": replicates, "true_change": truth,
-            "detected": {k: _rate(v) for k, v in found.items()}, "coverage": {k: _rate(v) for k, v in covered.items()}}
+            "detected": {k: rate(v) for k, v in found.items()}, "coverage": {k: rate(v) for k, v in covered.items()}}
 
 
 def paired_shared_deals(work: Path, replicates: int, games: int, seed: int, same: float = 0.8,
@@ -345,10 +339,10 @@ def paired_shared_deals(work: Path, replicates: int, games: int, seed: int, same
         pair_claims.append(bool(multipletests(pvals, method="holm")[0].any()) if pvals else False)
     allc = [x for v in covered.values() for x in v]
     out = {"games": games, "replicates": replicates, "same_games": same, "change": change, "true_change": truth,
-           "coverage_by_measure": {k: _rate(v) for k, v in covered.items()}, "coverage_all": _rate(allc),
-           "unpaired_coverage_all": _rate(unpaired), "seat0_narrower_median": float(np.median(narrower)), "pairs_with_any_claim_holm": _rate(pair_claims)}
+           "coverage_by_measure": {k: rate(v) for k, v in covered.items()}, "coverage_all": rate(allc),
+           "unpaired_coverage_all": rate(unpaired), "seat0_narrower_median": float(np.median(narrower)), "pairs_with_any_claim_holm": rate(pair_claims)}
     if change:
-        out.update(seat0_found=_rate(found), seat0_stated_power=float(np.mean(stated)))
+        out.update(seat0_found=rate(found), seat0_stated_power=float(np.mean(stated)))
     shutil.rmtree(root, ignore_errors=True)
     return out
 
@@ -398,10 +392,10 @@ def ratings_identical(work: Path, replicates: int, games: int, seed: int) -> dic
             gap_old.append(old_excludes(r, np.eye(q)[top] - np.eye(q)[nxt]))
             exact.append(r.fixed(top, nxt))
         out[label] = {"groups": len(groups), "games_per_arm": games, "arms_per_group": len(design),
-                      "rating_excludes_0": _rate(per), "rating_excludes_0_before": _rate(per_old),
-                      "any_rating_excludes_0": _rate(any_), "any_rating_excludes_0_before": _rate(any_old),
-                      "top_gap_excludes_0": _rate(gap), "top_gap_excludes_0_before": _rate(gap_old),
-                      "top_two_level_by_design": _rate(exact), "elo_per_log_odds": ELO}
+                      "rating_excludes_0": rate(per), "rating_excludes_0_before": rate(per_old),
+                      "any_rating_excludes_0": rate(any_), "any_rating_excludes_0_before": rate(any_old),
+                      "top_gap_excludes_0": rate(gap), "top_gap_excludes_0_before": rate(gap_old),
+                      "top_two_level_by_design": rate(exact), "elo_per_log_odds": ELO}
         shutil.rmtree(root, ignore_errors=True)
     return out
 
@@ -436,7 +430,7 @@ def report_power(work: Path, replicates: int, games: int, seed: int, small: bool
     return {"games_per_arm": games, "replicates": replicates, "arms": 2 if small else len(null_study(games)),
             "planted_edge": planted,
             "printed_detectable_edge_null": null_figure, "printed_detectable_edge_mean": float(np.mean(printed)),
-            "claims_per_report": float(np.mean(claims)), "detected_holm": _rate(found)}
+            "claims_per_report": float(np.mean(claims)), "detected_holm": rate(found)}
 
 
 def equal_seats_size(replicates: int, games: int, seed: int) -> dict:
@@ -452,7 +446,7 @@ def equal_seats_size(replicates: int, games: int, seed: int) -> dict:
             ranks = np.argsort(np.argsort(rng.random((games, k)), axis=1), axis=1)
             w = (ranks < n_win[:, None]) / n_win[:, None]
             hits.append(equal_means_test(w.mean(axis=0), np.cov(w, rowvar=False), games).p_value < 0.05)
-        out[f"fair {k}p"] = _rate(hits)
+        out[f"fair {k}p"] = rate(hits)
     return {"games": games, "replicates": replicates, "rejections": out}
 
 
@@ -481,9 +475,9 @@ def players(work: Path, replicates: int, games: int, seed: int, edge: float = 0.
         claims_any.append(hit)
         raw_any.append(raw_hit)
     return {"games_per_arm": games, "arms_per_group": len(ROTATION), "replicates": len(groups), "seat0_edge": edge,
-            "separable": all(g.separable for g in groups), "adjusted_coverage": _rate(cov),
-            "raw_coverage_before": _rate(raw_cov), "any_player_claim_uncorrected": _rate(claims_any),
-            "any_player_claim_raw_before": _rate(raw_any)}
+            "separable": all(g.separable for g in groups), "adjusted_coverage": rate(cov),
+            "raw_coverage_before": rate(raw_cov), "any_player_claim_uncorrected": rate(claims_any),
+            "any_player_claim_raw_before": rate(raw_any)}
 
 
 def head_to_head(work: Path, replicates: int, games: int, seed: int, edge: float = 0.03) -> dict:
@@ -505,8 +499,8 @@ def head_to_head(work: Path, replicates: int, games: int, seed: int, edge: float
                 cov.append(_covers(est.lo, est.hi, 0.5))
             else:
                 unbalanced_claimed.append(("h2h", a, b) in g.claims)
-    return {"games_per_arm": games, "replicates": len(groups), "seat0_edge": edge, "balanced_coverage": _rate(cov),
-            "unbalanced_pairs_claimed": _rate(unbalanced_claimed)}
+    return {"games_per_arm": games, "replicates": len(groups), "seat0_edge": edge, "balanced_coverage": rate(cov),
+            "unbalanced_pairs_claimed": rate(unbalanced_claimed)}
 
 
 def roles(work: Path, replicates: int, games: int, seed: int) -> dict:
@@ -522,8 +516,8 @@ def roles(work: Path, replicates: int, games: int, seed: int) -> dict:
             cov.setdefault(role, []).append(_covers(v["edge"].lo, v["edge"].hi, 0.0))
             sh = v["share"]
             old.setdefault(role, []).append(_covers(sh.lo, sh.hi, 0.25))  # before: against 1/players
-    return {"games": games, "replicates": replicates, "coverage": {r: _rate(v) for r, v in cov.items()},
-            "coverage_against_fair_before": {r: _rate(v) for r, v in old.items()}}
+    return {"games": games, "replicates": replicates, "coverage": {r: rate(v) for r, v in cov.items()},
+            "coverage_against_fair_before": {r: rate(v) for r, v in old.items()}}
 
 
 SEAT_LISTS = ("score", "exact_bids", "tricks", "points_lost", "bid_total")  # Wizard columns indexed by seat
@@ -603,7 +597,7 @@ def wizard_seats(work: Path, replicates: int, games: int, seed: int, players: in
         stats = wizard_report.wizard_stats(Context(Dataset(root), "wizard", Options()))
         rejects = {}
         for key in ("seat_exact_gap", "seat_score_gap", "position_exact_gap"):
-            rejects[key] = _rate([stats[a["name"]][key]["test"].p_value < 0.05 for a in arms])
+            rejects[key] = rate([stats[a["name"]][key]["test"].p_value < 0.05 for a in arms])
         out[label] = rejects
         shutil.rmtree(root)
     return {"games": games, "replicates": replicates, "players": players, "rules": rules or {},
@@ -634,7 +628,7 @@ def reports(work: Path, replicates: int, games: int, seed: int) -> dict:
         sizes.append(len(claims))
         shutil.rmtree(root)
     return {"games_per_arm": games, "replicates": replicates, "claims_per_report": float(np.mean(sizes)),
-            "any_detectable_holm": _rate(holm), "any_detectable_bh": _rate(bh), "any_p_below_5pct_uncorrected": _rate(raw)}
+            "any_detectable_holm": rate(holm), "any_detectable_bh": rate(bh), "any_p_below_5pct_uncorrected": rate(raw)}
 
 
 def planted_change(games: int, same: float = 0.8) -> float:
