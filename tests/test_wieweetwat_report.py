@@ -162,3 +162,20 @@ def test_the_length_regression_matches_least_squares_with_hc1(report):
     d = c @ beta[1:]
     wald = d @ np.linalg.inv(c @ cov[1:, 1:] @ c.T) @ d
     assert fit["p_value"] == pytest.approx(sps.chi2.sf(wald, 6), rel=1e-4)
+
+
+def test_first_reader_detectable_edge_is_at_the_reports_own_level(report):
+    """'Detectable at 80%' is for the test the report runs: the t test at 5% / the report's claims
+    (Holm's first step), from the share's own standard error; not one test at 5%."""
+    summary, markdown, rows = report
+    claims = summary["sections"]["claims"]["data"]["claims"]
+    k = sum(1 for c in claims.values() if c["p_value"] is not None and math.isfinite(c["p_value"]))
+    assert k > 10
+    entry = child(summary, "wieweetwat.first_reader")["default"]
+    assert entry["test_level"] == pytest.approx(0.05 / k)
+    r = arm_rows(rows, "default")
+    _, se = ratio_se(r["first_reader_rounds_won"].to_numpy().astype(float), r["rounds"].to_numpy().astype(float))
+    want = (sps.t.ppf(1 - 0.025 / k, GAMES - 1) + sps.t.ppf(0.8, GAMES - 1)) * se
+    assert entry["detectable"] == pytest.approx(want, rel=1e-6)
+    assert entry["detectable"] > 1.3 * (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) * se  # the old single-test figure
+    assert f"5% / {k} claims" in markdown

@@ -37,7 +37,7 @@ from reports.dataset import Arm
 from reports.games import has_columns as game_has_columns, stats_by_arm
 from reports.model import Section, Table
 from reports.sections.first_player import adjusted, seat_stats
-from reports.stats import ALPHA, POWER, Estimate, equal_means_test, mean_interval, moment_matrices
+from reports.stats import ALPHA, POWER, Estimate, claim_level, equal_means_test, mean_interval, moment_matrices
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 KINDS = [c.upper() for c in LETTERS] + ["WWW"]
@@ -121,13 +121,24 @@ def ratio_interval(sum_y: float, sum_x: float, sum_yy: float, sum_xy: float, sum
     return ratio_estimate(r[0], v[0, 0], n)
 
 
-def detectable(est: Estimate) -> float:
-    """The smallest true difference this estimate's test finds with POWER (at ALPHA, before the
-    report's correction): (z_{1-alpha/2} + z_power) standard errors."""
-    if not (np.isfinite(est.lo) and np.isfinite(est.hi)):
+def detectable(est: Estimate, tests: int = 1) -> float:
+    """The smallest true difference this estimate's own test finds with POWER when ``tests`` claims
+    are corrected together: the t test (n - 1 degrees of freedom, as ``mean_interval``) at level
+    ALPHA / tests (``claim_level``: Holm's first step, the level every claim of the report reaches),
+    so (t_{1-level/2} + t_power) standard errors. The standard error is read from the wider side of
+    the 95% interval (a share's interval may be clipped at 0 or 1 on the other)."""
+    if not (np.isfinite(est.lo) and np.isfinite(est.hi) and np.isfinite(est.value)):
         return math.nan
-    se = (est.hi - est.lo) / (2 * float(sps.t.ppf(1 - ALPHA / 2, max(est.n - 1, 1))))
-    return float((sps.norm.ppf(1 - ALPHA / 2) + sps.norm.ppf(POWER)) * se)
+    df = max(est.n - 1, 1)
+    se = max(est.hi - est.value, est.value - est.lo) / float(sps.t.ppf(1 - ALPHA / 2, df))
+    level = claim_level(ALPHA, tests)
+    return float((sps.t.ppf(1 - level / 2, df) + sps.t.ppf(POWER, df)) * se)
+
+
+def report_claims(ctx: Context) -> int:
+    """How many claims the report corrects together (those with a p-value): the ``tests`` of
+    ``detectable``. Read when the sections are worded, after every section registered its claims."""
+    return max(sum(1 for c in ctx.family.claims.values() if math.isfinite(c.p_value)), 1)
 
 
 # -- the estimators behind each verdict (plain sums in, Estimate out: the calibration calls them) ----
@@ -395,6 +406,7 @@ def _first_reader_section(ctx: Context, stats: dict) -> Section:
         "the players are identical: otherwise the last round's winner, who reads first, is more "
         "often the stronger player, so arms with different players are shown but not tested."])
     rows, frame, data, found, flat = [], [], {}, [], []
+    tests = report_claims(ctx)
     for name, s in stats.items():
         e, fair = s["first_reader"], 1 / s["players"]
         diff = e.shift(-fair)
@@ -403,9 +415,10 @@ def _first_reader_section(ctx: Context, stats: dict) -> Section:
             claim = ctx.claim(f"wieweetwat/{name}/first_reader", "wieweetwat.first_reader",
                               f"{name}: the first reader's share of rounds against 1/players", e.p_value)
             (found if claim.detected else flat).append((name, diff, claim))
-            entry.update(claim.to_dict(), detectable=detectable(e))
+            smallest = detectable(e, tests)
+            entry.update(claim.to_dict(), detectable=smallest, test_level=claim_level(ALPHA, tests))
             decided = _decision(claim)
-            note = f"{detectable(e) * 100:.1f} points"
+            note = f"{smallest * 100:.1f} points"
         else:
             decided, note = "not tested (players differ)", ""
         rows.append([name, text.share_ci(e), text.pct(fair), text.points(diff), note, decided])
@@ -423,7 +436,8 @@ def _first_reader_section(ctx: Context, stats: dict) -> Section:
     sec.tables.append(Table("Rounds won by the round's first reader",
                             ["arm", "share", "fair", "difference", "detectable at 80%", "detectable"], rows,
                             note="difference in percentage points; 'detectable at 80%': the smallest "
-                                 "difference the arm finds with 80% power (before correction)"))
+                                 f"difference the arm finds with 80% power at this report's level, "
+                                 f"{ALPHA:.0%} / {tests} claims (the first step of the correction)"))
     sec.figures.append(plots.interval_bars(pl.DataFrame(frame), "arm", "share", "lo", "hi", ref="fair",
                                            ylabel="rounds won", title="Rounds won by the first reader"))
     sec.data = data
