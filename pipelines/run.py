@@ -11,7 +11,7 @@ import os
 import socket
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tqdm import tqdm
 
@@ -84,16 +84,23 @@ class Session:
         self.bar.total = (self.bar.total or 0) + games
         self.bar.refresh()
 
-    def play(self, study: StudySpec, upto: dict[str, int] | None = None, announce: dict | None = None) -> int:
+    def play(self, study: StudySpec, upto: dict[str, int] | None = None, announce: dict | None = None,
+             interleave: bool = False, on_batch=None) -> int:
         """Play every planned batch of ``study`` not yet done; with ``upto``, only the batches of those
         arms that hold their first upto[arm] games. ``announce`` (arm -> games) is what before_play
-        is told when there is work (default: what is to play now). Returns the games played."""
+        is told when there is work (default: what is to play now). ``interleave``: start batch i of
+        every arm before batch i+1 of any (a stopping study's prefix grows in all arms together).
+        ``on_batch(batch)`` is called as each batch file is written; when it returns True no further
+        batch is started (those in flight finish). Returns the games played."""
         batches = plan(study)
         if upto is None:
             wanted = list(batches)
         else:
             wanted = [b for p in batches.plans if p.name in upto
                       for b in (p.batch(i) for i in range(-(-min(upto[p.name], p.games) // p.batch_size)))]
+        if interleave:
+            order = {name: k for k, name in enumerate(batches.arms)}
+            wanted.sort(key=lambda b: (b.index, order[b.arm]))
         todo = [b for b in wanted if b.relpath not in self.done]
         self.kept.update(b.relpath for b in wanted if b.relpath in self._earlier)
         self.batches_skipped = len(self.kept)
@@ -119,24 +126,33 @@ class Session:
             self.owned = start_ray(self.workers, self.address, self.resume)
             self.ray_started = True
         began = time.perf_counter()
+        played = 0
         try:
             if self.workers == 0:
                 for batch in todo:
                     run_and_write(study, batch, self.directory.display, self.record)
                     self.done.add(batch.relpath)
                     self.batches_run += 1
+                    played += batch.count
                     self.bar.update(batch.count)
+                    if on_batch is not None and on_batch(batch):
+                        break
             else:
+                def landed(batch) -> bool:
+                    self.done.add(batch.relpath)
+                    return on_batch is not None and bool(on_batch(batch))
+
                 finished = _run_on_ray(study, iter(todo), len(todo), len(self.done) + len(todo),
                                        self.directory.display, self.workers, self.bar, self.record,
-                                       self.resume, len(self.done))
+                                       self.resume, len(self.done), landed)
                 for batch in finished:
                     self.done.add(batch.relpath)
                 self.batches_run += len(finished)
+                played = sum(b.count for b in finished)
         finally:
             self.seconds += time.perf_counter() - began
-        self.games_run += games
-        return games
+        self.games_run += played
+        return played
 
     def close(self) -> None:
         self.bar.close()
@@ -148,12 +164,14 @@ class Session:
 
 
 def run_study(study: StudySpec, out: str, workers: int | None = None, address: str | None = None,
-              progress: bool = True, command: str = "", before_play=None) -> RunResult:
+              progress: bool = True, command: str = "", before_play=None, say=None) -> RunResult:
     """workers=0 runs in this process; otherwise Ray with `workers` CPUs on a local cluster
     (default: all cores) or the cluster at `address` / RAY_ADDRESS. `before_play(todo, batches)`
     is called once before the first game when there is work, with the games each arm still has
     to play and the batch files still to write (the CLI prints its run-time estimate there).
-    A study with [[search]] tables plays its own arms first, then each search (pipelines/search.py)."""
+    A study with [[search]] tables plays its own arms first, then each search (pipelines/search.py);
+    a study with a [stop] table plays until its intervals are narrow enough (pipelines/stopping.py),
+    telling ``say(line)`` what each look found."""
     if workers == 0 and address:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
@@ -161,6 +179,11 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     directory = StudyDir(out)
     directory.check(study)  # refuse a wrong directory before creating or locking anything
     resume = command or "the same command"
+    recorded = 0
+    if study.stop is not None:  # study.json plans only the games played so far (pipelines/stopping.py)
+        recorded = ((directory.read_manifest() or {}).get("study") or {}).get("games", 0)
+        pilot, _ = study.stop.batches(study.batch_size)
+        study = replace(study, games=max(recorded, pilot * study.batch_size))
     with StudyLock(directory, command) as lock:
         resumed = directory.prepare(study, command)
         session = Session(directory, workers, address, progress, resume, before_play, study.name)
@@ -171,7 +194,12 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
 
                 announce = budget(study, directory.read_manifest())
                 session.expect(sum(announce.values()))
-            session.play(study, announce=announce)
+            if study.stop is not None:
+                from pipelines.stopping import run_stopping
+
+                run_stopping(study, session, recorded, say)
+            else:
+                session.play(study, announce=announce)
             if study.searches:
                 from pipelines.search import run_searches
 
@@ -408,8 +436,10 @@ def alive_cpus() -> float:
     return sum(n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive"))
 
 
-def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resume, done_before=None) -> list:
-    """Play `todo` on Ray, at most two batches per CPU in flight; the batches finished, in order."""
+def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resume, done_before=None,
+                on_batch=None) -> list:
+    """Play `todo` on Ray, at most two batches per CPU in flight; the batches finished, in order.
+    `on_batch(batch)` as each lands; when it returns True, no further batch is started."""
     import ray
 
     retries = int(os.environ.get(RETRIES_ENV, "3"))
@@ -476,4 +506,6 @@ def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resum
         finished += 1
         done.append(batch)
         bar.update(batch.count)
+        if on_batch is not None and on_batch(batch):
+            exhausted = True
     return done

@@ -155,9 +155,10 @@ class StudyDir:
         report options): study.json takes the new ones, so the report answers what the file asks."""
         manifest = self.read_manifest()
         fresh = study.to_dict()
-        if all(manifest["study"].get(k) == fresh.get(k) for k in REPORT_ONLY):
+        keys = REPORT_ONLY + ("stop",)  # a new [stop] target changes which games are still to play only
+        if all(manifest["study"].get(k) == fresh.get(k) for k in keys):
             return
-        for key in REPORT_ONLY:
+        for key in keys:
             manifest["study"].pop(key, None)
             if key in fresh:
                 manifest["study"][key] = fresh[key]
@@ -166,7 +167,7 @@ class StudyDir:
         except OSError as exc:
             raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
 
-    def update_manifest(self, study: StudySpec, searches: dict | None = None) -> None:
+    def update_manifest(self, study: StudySpec, searches: dict | None = None, stopped: dict | None = None) -> None:
         """Rewrite study.json for the same study grown by a search's arms (their own plans) and,
         with ``searches``, the searches' progress: what it proposed, evaluated and chose
         (pipelines/search.py). The fingerprint covers neither, so it stays. The caller holds the lock."""
@@ -179,6 +180,8 @@ class StudyDir:
             manifest.setdefault("games", {})[arm.game] = {"version": info.version, **info.score.to_dict()}
         if searches is not None:
             manifest["searches"] = searches
+        if stopped is not None:  # why and when a [stop] study stopped (pipelines/stopping.py)
+            manifest["stopped"] = stopped
         try:
             self._write_atomic(MANIFEST, json.dumps(manifest, indent=2).encode())
         except OSError as exc:

@@ -301,6 +301,7 @@ class StudySpec:
     sweeps: tuple[Sweep, ...] = ()  # which arms are the points of a [[sweep]] (sim/sweep.py)
     searches: tuple = ()  # [[search]] tables (sim/search.py): their definitions are in the fingerprint
     extents: tuple = ()  # a search's arms' own plans (sim/search.Extent): games, first game, batches
+    stop: Any = None  # a [stop] table (sim/stopping.Stop): games is then the games played so far
 
     def __post_init__(self):
         check_name("study", self.name)
@@ -333,6 +334,8 @@ class StudySpec:
             data["questions"] = [q.to_dict() for q in self.questions]
         if self.sweeps:
             data["sweeps"] = [w.to_dict() for w in self.sweeps]
+        if self.stop is not None:
+            data["stop"] = self.stop.to_dict()
         return data
 
     def fingerprint(self) -> str:
@@ -342,6 +345,9 @@ class StudySpec:
         data = self.to_dict()
         for key in REPORT_ONLY:
             data.pop(key, None)
+        if self.stop is not None:  # how many games, not which: a stopped study grows by whole batches
+            data.pop("stop")       # (docs/stopping.md); its arms, seed and batch size stay in
+            data.pop("games")
         # a search's arms are its proposals: the search's table decides them, not the other way round
         data["arms"] = [a for a in data["arms"] if "search" not in a]
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
@@ -369,7 +375,7 @@ class StudySpec:
     @classmethod
     def from_dict(cls, data: dict, base: Path = Path("."), default_name: str = "study") -> StudySpec:
         _no_unknown("study", data, {"name", "seed", "games", "batch_size", "defaults", "arm",
-                                    "description", "report", "question", "sweep", "search"})
+                                    "description", "report", "question", "sweep", "search", "stop"})
         defaults = _table("[defaults]", data.get("defaults", {}))
         _no_unknown("[defaults]", defaults, _ARM_KEYS - {"name"})
         raw_arms = data.get("arm", [])
@@ -392,16 +398,18 @@ class StudySpec:
                 raise SpecError(f"arm names {folded[arm.name.lower()]!r} and {arm.name!r} differ only in case: "
                                 "they would share one directory on a case-insensitive filesystem")
             folded[arm.name.lower()] = arm.name
+        stop = _stop(data, arms)
         return cls(name=data.get("name", default_name),
                    seed=_whole_number("seed", data.get("seed", 0), 0, 2**63 - 1, typed=True),
-                   games=_whole_number("games", data.get("games", 10_000), 1, MAX_GAMES, typed=True),
+                   games=stop.max_games if stop else _whole_number("games", data.get("games", 10_000), 1,
+                                                                   MAX_GAMES, typed=True),
                    batch_size=_whole_number("batch_size", data.get("batch_size", DEFAULT_BATCH_SIZE),
                                             1, 10**8, typed=True),
                    arms=tuple(arms), report=_report_options(data.get("report", {})),
                    description=check_description(data.get("description", "")),
                    questions=make_questions(data.get("question"), arms, sweeps), sweeps=sweeps,
                    searches=make_searches(data.get("search", []), lambda number, raw: _arm_from_table(
-                       number, defaults, raw, base), [a.name for a in arms]))
+                       number, defaults, raw, base), [a.name for a in arms]), stop=stop)
 
     def with_report_part(self, data: dict) -> StudySpec:
         """This study with the report-only part (report options, description, questions) of a
@@ -414,6 +422,19 @@ class StudySpec:
                            sweeps=sweeps)
         except SpecError as exc:
             raise SpecError(f"study.json: {exc}") from None
+
+
+def _stop(data: dict, arms) -> Any:
+    """The [stop] table (sim/stopping.py); with it the study's games is the cap per arm."""
+    if "stop" not in data:
+        return None
+    from reports.measures import names as measure_names
+    from sim.stopping import make_stop
+
+    games = data.get("games")
+    if games is not None:
+        games = _whole_number("games", games, 1, MAX_GAMES, typed=True)
+    return make_stop(data["stop"], arms, games, measure_names)
 
 
 def _as_tables(questions):

@@ -1,0 +1,203 @@
+"""Play a study with a ``[stop]`` table until its intervals are narrow enough (sim/stopping.py).
+
+Every arm plays the same games 0..n-1 (the study's ``games`` is n, grown by whole batches), so the
+per-arm plans, integrity records, resume and report are those of any study; only n is decided while
+it runs. Round by round: the pilot, then as many batches as the current estimates say the target
+needs (at least one more). Batches are handed to the monitor as they land, in whatever order Ray
+finishes them, but it consumes only the contiguous prefix of batch indices complete in every arm, and
+looks at each boundary; once a look reaches the target no further batch is started. Batches that were
+already in flight beyond the stopping look are removed, so the dataset holds exactly the games the
+decision used and is the same whatever the number of workers.
+
+A rerun with a smaller ``half_width`` or a bigger ``max_games`` replays the looks from the stored
+batches (the same numbers bit for bit) and carries on; batches already stored are kept, never redone.
+study.json's ``stopped`` records why and when the study stopped (docs/schema.md).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import datetime, timezone
+
+import numpy as np
+
+from sim.stopping import Monitor
+
+GROWTH = 1.05  # a round asks for this much more than the estimate says, so one round usually suffices
+
+
+def _meta(study, arm):
+    from reports.dataset import Arm
+
+    d = arm.to_dict()
+    return Arm(name=arm.name, game=arm.game, players=arm.players, rules=d["rules"],
+               policies=tuple(d["policies"]), deck=d["data"] or None, game_version=d["game_version"],
+               seat_params=tuple((s["policy"], dict(s["params"])) for s in d["seats"]))
+
+
+def per_game(frame, study, arm, measure: str) -> np.ndarray:
+    """One arm's per-game values of a measure, in game order: seat 0's win weight minus the fair share
+    (seat0_edge), turns, rounds, the mean score per seat (score) or the game's own measure."""
+    import polars as pl
+
+    from reports import metrics
+
+    frame = frame.sort("game")
+    if measure == "seat0_edge":
+        x = frame.select(metrics.win_weight(0))["w0"].to_numpy().astype(float) - 1.0 / arm.players
+    elif measure in ("turns", "rounds"):
+        x = frame[measure].to_numpy().astype(float)
+    else:
+        from reports.search import _outcome
+
+        mm = _outcome(arm.game, measure)
+        x = frame.select(mm.expr(_meta(study, arm)).cast(pl.Float64).alias("x"))["x"].to_numpy()
+    return np.asarray(x, dtype=float)
+
+
+def stream_values(frames: dict, study, streams) -> list[np.ndarray]:
+    """Per stream, the values of one batch index: an arm's, or the paired difference variant - baseline
+    (game i of both arms; a game where either value is undefined is left out)."""
+    out = []
+    for _, measure, arms in streams:
+        values = [per_game(frames[a], study, study.arm(a), measure) for a in arms]
+        x = values[0] if len(values) == 1 else values[1] - values[0]
+        out.append(x[np.isfinite(x)])
+    return out
+
+
+class Stopper:
+    """The monitor over one run's session: reads each landed batch index (all arms) and hands it on."""
+
+    def __init__(self, study, session, say=None):
+        self.study, self.session, self.say = study, session, say or (lambda text: None)
+        self.stop = study.stop
+        self.arms = [a.name for a in study.arms]
+        self.streams = self.stop.streams(self.arms)
+        self.monitor = Monitor(self.stop, [s[0] for s in self.streams], study.batch_size)
+        self.landed: dict[int, set] = {}
+        self.fed: set[int] = set()
+
+    def _read(self, index: int) -> dict:
+        import polars as pl
+        import pyarrow.parquet as pq
+
+        needed = {a for _, _, arms in self.streams for a in arms}
+        frames = {}
+        for arm in needed:
+            rel = f"{arm}/batch-{index:06d}.parquet"
+            with self.session.directory.fs.open_input_file(self.session.directory.path(rel)) as f:
+                frames[arm] = pl.from_arrow(pq.read_table(f))
+        return frames
+
+    def feed(self, index: int) -> None:
+        if index in self.fed or index < self.monitor.consumed:
+            return
+        self.fed.add(index)
+        looks = self.monitor.add(index, stream_values(self._read(index), self.study, self.streams))
+        if looks:
+            widest = looks[-1].widest()
+            self.session.bar.set_postfix_str(
+                f"half-width {widest.half_width:.4g} (target {self.stop.half_width:g})", refresh=True)
+
+    def landed_batch(self, batch) -> bool:
+        """Session.play's on_batch: a batch file is written; True once the target is reached."""
+        arms = self.landed.setdefault(batch.index, set())
+        arms.add(batch.arm)
+        if len(arms) == len(self.arms):
+            self.feed(batch.index)
+        return self.monitor.reached is not None
+
+    def feed_stored(self, upto: int) -> None:
+        """The batches an earlier run stored, in plan order, up to batch index ``upto`` (exclusive)."""
+        for index in range(self.monitor.consumed, upto):
+            if all(f"{a}/batch-{index:06d}.parquet" in self.session.done for a in self.arms):
+                self.feed(index)
+                if self.monitor.reached is not None:
+                    return
+            else:
+                return
+
+
+def run_stopping(study, session, recorded_games: int, say=None) -> dict:
+    """Play ``study`` (which has a stop) through ``session`` until the target or the cap; returns the
+    ``stopped`` record written to study.json. ``recorded_games``: the games per arm study.json already
+    holds (kept whatever the new target says)."""
+    stop, bs = study.stop, study.batch_size
+    pilot_b, cap_b = stop.batches(bs)
+    kept_b = recorded_games // bs
+    stopper = Stopper(study, session, say)
+    monitor = stopper.monitor
+    directory = session.directory
+    say = stopper.say
+
+    def grow(batches: int):
+        return replace(study, games=max(batches, kept_b) * bs)
+
+    planned = max(pilot_b, min(kept_b, cap_b))
+    stopper.feed_stored(planned)
+    first_round = True
+    while True:
+        if monitor.reached is None and monitor.consumed < planned:
+            current = grow(planned)
+            directory.update_manifest(current)
+            session.play(current, {a: planned * bs for a in stopper.arms}, interleave=True,
+                         on_batch=stopper.landed_batch)
+            stopper.feed_stored(planned)
+        if first_round and monitor.looks:
+            first_round = False
+            look = monitor.looks[0]
+            say(f"pilot: {look.games:,} games per arm; rho^2 tuned for {monitor.t_opt:,.0f} games; widest "
+                f"half-width {look.widest().half_width:.4g} (target {stop.half_width:g})")
+        if monitor.reached is not None or monitor.consumed >= cap_b:
+            break
+        if monitor.consumed < planned:  # a batch is missing after play: cannot happen unless removed
+            raise RuntimeError(f"batch {monitor.consumed} did not land; rerun to resume")
+        need = monitor.predicted_games()
+        planned = min(cap_b, max(monitor.consumed + 1, math.ceil(need * GROWTH / bs)))
+        look = monitor.looks[-1]
+        say(f"look at {look.games:,} games per arm: widest half-width {look.widest().half_width:.4g} "
+            f"(target {stop.half_width:g}); playing to {planned * bs:,}")
+
+    reached = monitor.reached
+    final_b = max(reached.batches if reached else monitor.consumed, kept_b)
+    stopper.feed_stored(final_b)  # an earlier run kept more: its games stay, and are looked at
+    final_b = max(min(final_b, monitor.consumed), kept_b)
+    _remove_beyond(session, stopper.arms, final_b)
+    last = next((lk for lk in reversed(monitor.looks) if lk.batches == final_b), monitor.looks[-1])
+    record = {
+        "reason": "half_width" if reached else "max_games",
+        "games": final_b * bs,
+        "reached_at": reached.games if reached else None,
+        "target": stop.half_width,
+        "confidence": stop.confidence,
+        "half_width": max(i.half_width for i in last.intervals),
+        "intervals": [i.to_dict() for i in last.intervals],
+        "looks": len(monitor.looks),
+        "pilot": pilot_b * bs,
+        "rho2": monitor.rho2,
+        "t_opt": monitor.t_opt,
+        "method": "asymptotic confidence sequence (Robbins normal mixture), batches in plan order",
+        "stopped": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    directory.update_manifest(grow(final_b), stopped=record)
+    why = (f"reached the target at {reached.games:,} games per arm" if reached
+           else f"hit max_games ({cap_b * bs:,} per arm) before the target")
+    say(f"stopped: {why}; widest half-width {record['half_width']:.4g} (target {stop.half_width:g}) "
+        f"on {final_b * bs:,} games per arm")
+    for i in last.intervals:
+        say(f"  {i.name}: {i.value:+.4g} +- {i.half_width:.4g}")
+    return record
+
+
+def _remove_beyond(session, arms, final_b: int) -> None:
+    """Batches this run played past the stopping look (in flight when it was reached): removed, so the
+    dataset is exactly the games the decision used."""
+    from pipelines import integrity
+
+    for rel in sorted(session.done - session._earlier):
+        arm, name = rel.split("/")
+        if arm in arms and int(name.split('-')[1].split('.')[0]) >= final_b:
+            session.directory._delete(integrity.record_relpath(rel))
+            session.directory._delete(rel)
+            session.done.discard(rel)

@@ -1,0 +1,170 @@
+"""Stopping at a target precision (sim/stopping.py, pipelines/stopping.py, docs/stopping.md): the
+confidence sequence, plan-order consumption, the [stop] table, and whole studies on the toy game that
+stop, are extended by a smaller target, and refuse another study."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.calibration_stopping import SCENARIOS, replicate, run
+from pipelines.run import run_study
+from sim.errors import SpecError
+from sim.spec import StudySpec
+from sim.stopping import (Monitor, Stop, fixed_games_for, fixed_margin, games_for, tuned_rho2, unit_margin)
+
+
+# -- the boundary -------------------------------------------------------------------------------------------
+def test_sequence_is_wider_than_a_fixed_interval_and_narrowest_where_tuned():
+    n = np.array([100, 1_000, 10_000, 100_000, 1_000_000])
+    r = tuned_rho2(10_000)
+    assert np.all(unit_margin(n, r) * np.sqrt(n) > fixed_margin())
+    # tuned for 10,000: no other tuning is narrower there
+    at = float(unit_margin(10_000, r))
+    for other in (r / 10, r / 2, r * 2, r * 10):
+        assert float(unit_margin(10_000, other)) > at
+    # the ratio at the tuned time is about 1.55 at 95% (3.03 against 1.96)
+    assert 1.45 < at * math.sqrt(10_000) / fixed_margin() < 1.65
+
+
+def test_games_for_inverts_the_margin():
+    sd, h = 0.4, 0.005
+    n = games_for(h, sd)
+    r = tuned_rho2(n)
+    assert sd * float(unit_margin(n, r)) <= h < sd * float(unit_margin(n - 1, tuned_rho2(n - 1)))
+    assert 2.0 < n / fixed_games_for(h, sd) < 2.8  # the price of looking as often as one likes
+
+
+# -- plan order ---------------------------------------------------------------------------------------------
+def _feed(order, values, stop):
+    m = Monitor(stop, ["x"], 100)
+    for i in order:
+        m.add(int(i), [values[i]])
+    return m
+
+
+def test_monitor_consumes_only_the_prefix_whatever_the_order():
+    rng = np.random.default_rng(3)
+    values = [rng.normal(0, 1, 100) for _ in range(40)]
+    stop = Stop(("turns",), 0.2, 4000, pilot=300)
+    inorder = _feed(range(40), values, stop)
+    shuffled = _feed(rng.permutation(40), values, stop)
+    assert [(lk.batches, lk.intervals) for lk in inorder.looks] == [(lk.batches, lk.intervals) for lk in shuffled.looks]
+    assert inorder.reached is not None and inorder.reached.batches == shuffled.reached.batches
+    # batch 0 missing: nothing is consumed, however many later batches have landed
+    gap = Monitor(stop, ["x"], 100)
+    for i in range(1, 40):
+        assert gap.add(i, [values[i]]) == []
+    assert gap.consumed == 0 and not gap.looks
+    assert len(gap.add(0, [values[0]])) == 38  # looks from the end of the pilot (3 batches) to 40
+
+
+# -- calibration, quick --------------------------------------------------------------------------------------
+def test_sequence_covers_under_continuous_monitoring_and_the_fixed_interval_does_not():
+    sc = SCENARIOS["normal mean 0, sd 1"]
+    seq = run({**sc, "kind": "sequence"}, 300, 5)
+    fixed = run({**sc, "kind": "fixed"}, 300, 5)
+    assert seq["always"] >= 0.92 and seq["width"] >= 0.92 and seq["sign"] >= 0.92
+    assert fixed["always"] < 0.80 and fixed["sign"] < 0.88
+
+
+def test_plan_order_keeps_coverage_when_long_games_finish_late():
+    sc = dict(truth=0.0, draw=lambda rng, shape: (rng.random(shape) < 0.25).astype(float) - 0.25, batches=200,
+              size=20, pilot=25, target=0.04)
+    long_wins = lambda x: 1.0 + 2.0 * (x > 0)  # noqa: E731
+    out = {}
+    for order in ("plan", "completion"):
+        rng = np.random.default_rng(7)
+        reps = [replicate(rng, "sequence", order=order, workers=64, length=long_wins, **sc) for _ in range(200)]
+        out[order] = (np.mean([r["always"] for r in reps]), np.mean([r["error"] for r in reps]))
+    assert out["plan"][0] >= 0.92 and abs(out["plan"][1]) < 0.003
+    assert out["completion"][0] < 0.5 and out["completion"][1] < -0.005
+
+
+# -- the [stop] table ---------------------------------------------------------------------------------------
+def _study_dict(**stop):
+    return {"name": "toystop", "seed": 3, "batch_size": 1000,
+            "defaults": {"game": "toy", "players": 4, "policy": "greedy"},
+            "arm": [{"name": "a"}, {"name": "b", "rules": {"lowest_wins": True}}],
+            "stop": {"measure": ["seat0_edge", "turns"], "half_width": 0.02, "max_games": 50_000, "pilot": 2000,
+                     **stop}}
+
+
+def test_stop_table_is_checked_and_outside_the_fingerprint():
+    s = StudySpec.from_dict(_study_dict())
+    assert s.games == 50_000 and s.stop.measures == ("seat0_edge", "turns")
+    assert StudySpec.from_dict(_study_dict(half_width=0.001, max_games=90_000)).fingerprint() == s.fingerprint()
+    other = _study_dict()
+    other["seed"] = 4
+    assert StudySpec.from_dict(other).fingerprint() != s.fingerprint()
+    for bad, words in (({"measure": "balance"}, "per-game mean"), ({"measure": "nope"}, "not a measure of toy"),
+                       ({"half_width": 0}, "positive"), ({"between": ["a", "c"]}, "no arm 'c'"),
+                       ({"pilot": 1}, "pilot"), ({"colour": 1}, "unknown key 'colour'")):
+        with pytest.raises(SpecError, match=words):
+            StudySpec.from_dict(_study_dict(**bad))
+    both = _study_dict()
+    both["games"] = 10_000
+    with pytest.raises(SpecError, match="give one of them"):
+        StudySpec.from_dict(both)
+
+
+# -- whole studies ------------------------------------------------------------------------------------------
+def _hashes(out: Path) -> dict:
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.glob("*/batch-*.parquet"))}
+
+
+def test_a_study_stops_and_a_smaller_target_extends_it(tmp_path):
+    out = tmp_path / "run"
+    lines = []
+    run_study(StudySpec.from_dict(_study_dict()), str(out), workers=0, progress=False, say=lines.append)
+    first = json.loads((out / "study.json").read_text())
+    stopped = first["stopped"]
+    assert stopped["reason"] == "half_width" and stopped["half_width"] <= 0.02
+    assert first["study"]["games"] == stopped["games"] == stopped["reached_at"] < 50_000
+    assert first["study"]["stop"]["half_width"] == 0.02
+    assert len(_hashes(out)) == 2 * stopped["games"] // 1000  # exactly the games the decision used
+    assert any(line.startswith("pilot: 2,000 games") for line in lines)
+    before = _hashes(out)
+
+    run_study(StudySpec.from_dict(_study_dict(half_width=0.01)), str(out), workers=0, progress=False)
+    second = json.loads((out / "study.json").read_text())
+    assert second["stopped"]["half_width"] <= 0.01 < stopped["half_width"]
+    assert second["study"]["games"] > first["study"]["games"] and second["fingerprint"] == first["fingerprint"]
+    after = _hashes(out)
+    assert {k: after[k] for k in before} == before  # the first batches are byte-identical
+    from pipelines.storage import StudyDir
+
+    assert StudyDir(out).integrity().ok
+
+    # a smaller cap than what is stored: nothing is played or removed, the stored games are kept
+    run_study(StudySpec.from_dict(_study_dict(half_width=0.01, max_games=3000)), str(out), workers=0, progress=False)
+    third = json.loads((out / "study.json").read_text())
+    assert third["study"]["games"] == second["study"]["games"] and _hashes(out) == after
+
+    other = _study_dict(half_width=0.01)
+    other["seed"] = 99
+    with pytest.raises(SpecError, match="holds another study"):
+        run_study(StudySpec.from_dict(other), str(out), workers=0, progress=False)
+
+
+def test_the_cap_stops_a_study_that_cannot_reach_the_target(tmp_path):
+    out = tmp_path / "capped"
+    run_study(StudySpec.from_dict(_study_dict(half_width=0.001, max_games=5_500)), str(out), workers=0,
+              progress=False)
+    stopped = json.loads((out / "study.json").read_text())["stopped"]
+    assert stopped["reason"] == "max_games" and stopped["games"] == 5_000 and stopped["reached_at"] is None
+    assert stopped["half_width"] > 0.001
+
+
+def test_paired_difference_between_arms(tmp_path):
+    out = tmp_path / "between"
+    run_study(StudySpec.from_dict(_study_dict(measure="seat0_edge", between=["a", "b"], half_width=0.03)), str(out),
+              workers=0, progress=False)
+    stopped = json.loads((out / "study.json").read_text())["stopped"]
+    assert [i["name"] for i in stopped["intervals"]] == ["b - a seat0_edge"]
+    assert stopped["reason"] == "half_width" and stopped["half_width"] <= 0.03
