@@ -201,3 +201,110 @@ def _remove_beyond(session, arms, final_b: int) -> None:
             session.directory._delete(integrity.record_relpath(rel))
             session.directory._delete(rel)
             session.done.discard(rel)
+
+
+# -- before a study: how many games? -----------------------------------------------------------------------
+PLAN_PILOT = 5_000  # games per arm `kaartlab plan` plays (in this process; nothing is written)
+POWER_TESTS = 1  # the level the plan's power figures use: one test at 5% (the report corrects for all its claims)
+
+
+def _frames(study, pilot: int) -> dict:
+    """Each arm's first ``pilot`` games, played in this process and kept in memory only."""
+    import polars as pl
+
+    return {a.name: pl.from_arrow(a.info.runner().play_batch(a, study.seed, 0, pilot)) for a in study.arms}
+
+
+def _whole_batches(games: int, batch_size: int) -> int:
+    return max(1, -(-int(games) // batch_size)) * batch_size
+
+
+def plan_study(study, pilot: int = PLAN_PILOT, workers: int | None = None) -> list[str]:
+    """What `kaartlab plan FILE` prints: per question of the study (and its [stop] table), the games per
+    arm it needs and the time they take on this machine, from a pilot of every arm."""
+    from reports.measures import lookup
+    from reports.stats import games_for_edge
+    from sim.estimate import duration, estimate
+    from sim.stopping import fixed_games_for, games_for
+
+    pilot = max(2, min(pilot, study.stop.max_games if study.stop else pilot))
+    frames = _frames(study, pilot)
+    cost = estimate(study, {a.name: 10 * pilot for a in study.arms}, workers, 10**6)
+    edge = dict(study.report).get("edge", 0.01)
+    bs = study.batch_size
+    cap = study.stop.max_games if study.stop else None
+    lines = [f"plan for study {study.name!r}: a pilot of {pilot:,} games per arm (seed {study.seed}), "
+             f"measured now on this machine ({cost.workers or '?'} worker(s))"]
+
+    def sd(arm: str, measure: str, other: str | None = None) -> float:
+        a = study.arm(arm)
+        x = per_game(frames[arm], study, a, measure)
+        if other is not None:
+            x = x - per_game(frames[other], study, study.arm(other), measure)
+        x = x[np.isfinite(x)]
+        return float(np.std(x, ddof=1)) if x.size > 1 else math.nan
+
+    def timing(games: int, arms) -> str:
+        games = _whole_batches(min(games, cap) if cap else games, bs)
+        seconds = cost.seconds_for({a: games for a in arms})
+        when = "" if seconds is None else (", under 0.1 s of play" if seconds < 0.1
+                                           else f", about {duration(seconds)} of play")
+        return f"{games:,} games per arm in batches of {bs:,} ({games * len(arms):,} games{when})"
+
+    if study.stop is not None:
+        stop = study.stop
+        lines.append(f"[stop] {', '.join(stop.measures)} to +-{stop.half_width:g} ({stop.confidence:.0%} confidence "
+                     f"sequences), at most {stop.max_games:,} games per arm:")
+        need = 0
+        for name, measure, arms in stop.streams([a.name for a in study.arms]):
+            s = sd(arms[-1], measure, arms[0] if len(arms) == 2 else None)
+            if not (math.isfinite(s) and s > 0):
+                lines.append(f"  {name}: does not vary in the pilot (the first look settles it)")
+                continue
+            n = games_for(stop.half_width, s, stop.alpha)
+            need = max(need, n)
+            lines.append(f"  {name}: sd {s:.4g} per game -> {n:,} games (a fixed-n interval looked at once: "
+                         f"{fixed_games_for(stop.half_width, s, stop.alpha):,})")
+        capped = " (the cap: the target is out of reach)" if need > stop.max_games else ""
+        lines.append(f"  stops at about {timing(need, [a.name for a in study.arms])}{capped}")
+
+    questions = list(study.questions)
+    if not questions:
+        from sim.questions import Question
+
+        questions = [Question("fairness")]
+        lines.append("no [[question]] tables: seat 0's edge in every arm (the report infers its questions "
+                     "from the design)")
+    for number, q in enumerate(questions, 1):
+        title = f" ({q.title})" if q.title else ""
+        if q.kind in ("fairness", "compare"):
+            arms = list(q.arms) or [a.name for a in study.arms]
+            paired = q.kind == "compare"
+            measures = [m for m in (q.measures or (("seat0_edge",) if not paired else
+                                                   ("seat0_edge", "turns", "rounds")))
+                        if m not in ("balance", "seat_share")] or ["seat0_edge"]
+            head = (f"question {number}: {q.kind}{title}: an edge of {100 * edge:g} point{'' if edge == 0.01 else 's'} "
+                    f"(report.edge) found "
+                    f"with 80% power at 5% for one test" + (", paired game by game" if paired else ""))
+            lines.append(head)
+            need = 0
+            for measure in measures:
+                kind = lookup(study.arm(arms[0]).game, measure).kind
+                targets = [(f"{arms[1]} - {arms[0]}", sd(arms[1], measure, arms[0]))] if paired else \
+                    [(arm, sd(arm, measure)) for arm in arms]
+                for who, s in targets:
+                    if kind == "share":
+                        n = int(games_for_edge(edge, s, tests=POWER_TESTS)) if math.isfinite(s) and s > 0 else 1
+                        need = max(need, n)
+                        lines.append(f"  {who} {measure}: sd {s:.4g} per game -> {n:,} games")
+                    else:
+                        lines.append(f"  {who} {measure}: sd {s:.4g} per game (not a share: report.edge does "
+                                     "not apply; see the detectable change in the report)")
+            if need:
+                lines.append(f"  needs {timing(need, arms)}")
+            lines.append("  (the report tests at 5% divided by its number of claims, so it needs more games "
+                         "for the same power)")
+        else:
+            lines.append(f"question {number}: {q.kind}{title}: not estimated (its precision depends on the "
+                         "spread of the players or the parameter; try `kaartlab study FILE --games N`)")
+    return lines

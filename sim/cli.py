@@ -129,9 +129,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="study TOML file")
     p.add_argument("--games", default=None, metavar="N",
                    help="games per arm instead of the file's (a quick look; another study, so by "
-                        "default another directory: runs/<name>-<N>-games)")
+                        "default another directory: runs/<name>-<N>-games); with a [stop] table, "
+                        "the cap per arm instead of max_games, in the same directory")
+    p.add_argument("--dry-run", action="store_true",
+                   help="play nothing: print what `kaartlab plan FILE` prints")
     _run_options(p)
     p.set_defaults(handler=cmd_study)
+
+    p = sub.add_parser("plan", help="before a study: how many games its questions and [stop] need, and how long",
+                       description="Plays a short pilot of every arm in this process (nothing is written) and "
+                                   "prints, per question of the study file and for its [stop] table, the games "
+                                   "per arm needed for the named precision or for the report's detectable "
+                                   "edge (report.edge, default 1 point), and the time they take on this "
+                                   "machine (docs/stopping.md).")
+    p.add_argument("file", help="study TOML file")
+    p.add_argument("--pilot", type=positive_int, default=None,
+                   help="games per arm in the pilot (default 5000)")
+    p.add_argument("--workers", type=_whole, default=None,
+                   help="cores the study will play on (default: all local cores)")
+    p.set_defaults(handler=cmd_plan)
 
     p = sub.add_parser("skill", help="how much skill decides a game: a strong player among random ones",
                        description="Plays, per game, a study on the same deals: every seat random, and "
@@ -343,6 +359,13 @@ def cmd_study(args) -> int:
     study = StudySpec.from_toml(args.file)
     if args.batch_size:
         study = study.with_batch_size(args.batch_size)
+    if args.dry_run:
+        return _print_plan(study, None, args.workers)
+    if study.stop is not None and args.games is not None:  # the cap: the same study, the same directory
+        games = games_option(args.games)
+        study = replace(study, games=games, stop=replace(study.stop, max_games=games,
+                                                          pilot=min(study.stop.pilot, games)))
+        return _execute(study, args)
     full = study
     if args.games is not None and study.searches and not study.arms:
         raise SpecError("--games sets the games of a study's [[arm]] and [[sweep]] tables; this study has only "
@@ -354,6 +377,31 @@ def cmd_study(args) -> int:
             if not args.out:  # another study: not the directory the file's own run uses
                 args.out = str(Path("runs") / f"{study.name}-{games}-games")
     return _execute(study, args, full=full)
+
+
+def cmd_plan(args) -> int:
+    from sim.spec import StudySpec
+
+    return _print_plan(StudySpec.from_toml(args.file), args.pilot, args.workers)
+
+
+def _print_plan(study, pilot, workers) -> int:
+    from pipelines.run import warm_up
+    from pipelines.stopping import PLAN_PILOT, plan_study
+    from sim.estimate import COMPILE_NOTE, uncompiled_games
+
+    if study.searches:
+        raise SpecError("kaartlab plan reads [[arm]] and [[sweep]] tables; a [[search]] sets its own games "
+                        "(games, max_games, final_games: docs/search.md)")
+    cold = uncompiled_games(study)
+    if cold:
+        print(f"compiling the {', '.join(cold)} kernel{'s' if len(cold) > 1 else ''} first ({COMPILE_NOTE})",
+              flush=True)
+    warm_up(study)
+    playing = 1 if workers == 0 else workers or os.cpu_count() or 1
+    for line in plan_study(study, pilot or PLAN_PILOT, playing):
+        print(line)
+    return 0
 
 
 def _refuse_full_study_directory(out: str, study, full) -> None:
@@ -396,9 +444,15 @@ def _execute(study, args, full=None) -> int:
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     total = study.games * len(study.arms)
     games = f"{study.games:,} games" + (f" (--games; the file says {full.games:,})" if overridden else "")
+    if study.stop is not None:
+        stop = study.stop
+        games = (f"up to {study.games:,} games, stopping once {', '.join(n for n, _, _ in stop.streams([a.name for a in study.arms]))} "
+                 f"reach +-{stop.half_width:g} ({stop.confidence:.0%} confidence sequences; the estimate below "
+                 "is the pilot's, `kaartlab plan FILE` predicts the whole)")
     searches = f"{len(study.searches)} search{'es' if len(study.searches) > 1 else ''}"
     if study.arms:
-        print(f"study {study.name!r}: {len(study.arms)} arm(s) x {games} = {total:,} games"
+        print(f"study {study.name!r}: {len(study.arms)} arm(s) x {games}"
+              + ("" if study.stop is not None else f" = {total:,} games")
               + (f" and {searches}" if study.searches else "")
               + f", seed {study.seed}, batches of {min(study.batch_size, study.games):,}")
     else:
@@ -411,7 +465,8 @@ def _execute(study, args, full=None) -> int:
     playing = None if cluster else (1 if args.workers == 0 else args.workers or cores)
     result = run_study(study, out, workers=args.workers, address=args.address, progress=progress,
                        command=args.resume_command,
-                       before_play=_before_play(_with_search_previews(study), playing, not args.no_estimate))
+                       before_play=_before_play(_with_search_previews(study), playing, not args.no_estimate),
+                       say=lambda line: print(line, flush=True))
     if result.taken_over:
         from pipelines.lock import describe
 

@@ -55,6 +55,15 @@ class Estimate:
     share: float = 1.0  # the share of a core the pilot got (CPU over wall time); seconds allow for it
     load: float = 0.0  # the machine's 1-minute load average when measured
 
+    def seconds_for(self, todo: dict[str, int]) -> float | None:
+        """Play time of other games of the same arms (arm name -> games), at this estimate's measured
+        cost per game, workers and share of a core: what `kaartlab plan` prints per question."""
+        if self.seconds is None or not self.costs:
+            return None
+        rate = {arm: cost.per_second for cost in self.costs for arm in cost.arms}
+        core = sum(games / rate[arm] for arm, games in todo.items() if games > 0 and arm in rate)
+        return core / (self.workers or 1) / self.share
+
     def line(self) -> str:
         """One line for the user, before the study plays."""
         if self.seconds is None:

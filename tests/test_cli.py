@@ -364,3 +364,69 @@ def test_games_lists_the_measures_a_question_can_name(capsys):
     code, out, _ = run(capsys, "games")
     assert code == 0
     assert "  measures: seat0_edge, seat_share, balance, turns, rounds, score, bites," in out
+
+
+STOP_STUDY = '''name = "toystop"
+seed = 3
+batch_size = 1000
+[defaults]
+game = "toy"
+players = 4
+policy = "greedy"
+[[arm]]
+name = "a"
+[[arm]]
+name = "b"
+rules = { lowest_wins = true }
+[[question]]
+kind = "compare"
+arms = ["a", "b"]
+measures = ["seat0_edge", "turns"]
+[stop]
+measure = "seat0_edge"
+half_width = 0.025
+max_games = 40_000
+pilot = 2000
+'''
+
+
+def test_plan_prints_games_and_time_per_question_and_for_the_stop(capsys, tmp_path):
+    path = tmp_path / "stop.toml"
+    path.write_text(STOP_STUDY)
+    code, out, err = run(capsys, "plan", str(path), "--pilot", "3000", "--workers", "1")
+    assert code == 0, err
+    assert "a pilot of 3,000 games per arm" in out
+    assert "[stop] seat0_edge to +-0.025 (95% confidence sequences), at most 40,000 games per arm" in out
+    # sd of a win weight near 0.25 with few shared wins: about 0.4; the sequence needs about 2.4x a fixed interval
+    import re
+
+    a_seq, a_fixed = map(lambda t: int(t.replace(",", "")),
+                         re.search(r"a seat0_edge: sd 0\.\d+ per game -> ([\d,]+) games \(a fixed-n interval "
+                                   r"looked at once: ([\d,]+)\)", out).groups())
+    assert 1_500 < a_seq < 4_000 and 2.0 < a_seq / a_fixed < 2.8
+    assert "question 1: compare: an edge of 1 point (report.edge)" in out
+    assert "b - a seat0_edge: sd" in out and "b - a turns: sd 0 per game (not a share" in out
+    assert re.search(r"needs [\d,]+ games per arm in batches of 1,000 \([\d,]+ games, (about|under)", out)
+    assert not any(tmp_path.glob("runs*")) and not (ROOT / "runs" / "toystop").exists()
+    code, dry, _ = run(capsys, "study", str(path), "--dry-run", "--workers", "1")
+    assert code == 0 and "[stop] seat0_edge to +-0.025" in dry
+
+
+def test_study_with_a_stop_plays_until_the_target_and_games_raises_the_cap(capsys, tmp_path):
+    path = tmp_path / "stop.toml"
+    path.write_text(STOP_STUDY.replace("half_width = 0.025", "half_width = 0.005"))
+    out_dir = tmp_path / "s"
+    code, out, err = run(capsys, "study", str(path), "--out", str(out_dir), "--workers", "0", "--games", "4000",
+                         "--no-estimate")
+    assert code == 0, err
+    assert "up to 4,000 games, stopping once a seat0_edge, b seat0_edge reach +-0.005" in out
+    assert "stopped: hit max_games (4,000 per arm) before the target" in out
+    first = json.loads((out_dir / "study.json").read_text())
+    assert first["stopped"]["reason"] == "max_games" and first["study"]["games"] == 4000
+    # a bigger cap: the same directory grows
+    code, out, err = run(capsys, "study", str(path), "--out", str(out_dir), "--workers", "0", "--games", "6000",
+                         "--no-estimate")
+    assert code == 0, err
+    second = json.loads((out_dir / "study.json").read_text())
+    assert second["study"]["games"] == 6000 and second["fingerprint"] == first["fingerprint"]
+    assert "played 4,000 games" in out  # two batches per arm, nothing replayed
