@@ -139,9 +139,10 @@ def run_stopping(study, session, recorded_games: int, say=None) -> dict:
     first_round = True
     while True:
         if monitor.reached is None and monitor.consumed < planned:
-            current = grow(planned)
-            directory.update_manifest(current)
-            session.play(current, {a: planned * bs for a in stopper.arms}, interleave=True,
+            directory.update_manifest(grow(planned))  # study.json plans what is played so far
+            # the batches are written as parts of the study at its cap, so a batch file's bytes do not
+            # depend on the round that played it (its metadata's head names the study's games)
+            session.play(grow(cap_b), {a: planned * bs for a in stopper.arms}, interleave=True,
                          on_batch=stopper.landed_batch)
             stopper.feed_stored(planned)
         if first_round and monitor.looks:
@@ -163,7 +164,9 @@ def run_stopping(study, session, recorded_games: int, say=None) -> dict:
     final_b = max(reached.batches if reached else monitor.consumed, kept_b)
     stopper.feed_stored(final_b)  # an earlier run kept more: its games stay, and are looked at
     final_b = max(min(final_b, monitor.consumed), kept_b)
-    _remove_beyond(session, stopper.arms, final_b)
+    removed = _remove_beyond(session, stopper.arms, final_b)
+    if removed:
+        say(f"removed {removed} batch file(s) played past the stopping look (in flight when it was reached)")
     last = next((lk for lk in reversed(monitor.looks) if lk.batches == final_b), monitor.looks[-1])
     record = {
         "reason": "half_width" if reached else "max_games",
@@ -173,7 +176,7 @@ def run_stopping(study, session, recorded_games: int, say=None) -> dict:
         "confidence": stop.confidence,
         "half_width": max(i.half_width for i in last.intervals),
         "intervals": [i.to_dict() for i in last.intervals],
-        "looks": len(monitor.looks),
+        "looks": sum(1 for lk in monitor.looks if lk.batches <= final_b),
         "pilot": pilot_b * bs,
         "rho2": monitor.rho2,
         "t_opt": monitor.t_opt,
@@ -190,17 +193,20 @@ def run_stopping(study, session, recorded_games: int, say=None) -> dict:
     return record
 
 
-def _remove_beyond(session, arms, final_b: int) -> None:
+def _remove_beyond(session, arms, final_b: int) -> int:
     """Batches this run played past the stopping look (in flight when it was reached): removed, so the
-    dataset is exactly the games the decision used."""
+    dataset is exactly the games the decision used. Returns how many."""
     from pipelines import integrity
 
+    removed = 0
     for rel in sorted(session.done - session._earlier):
         arm, name = rel.split("/")
         if arm in arms and int(name.split('-')[1].split('.')[0]) >= final_b:
             session.directory._delete(integrity.record_relpath(rel))
             session.directory._delete(rel)
             session.done.discard(rel)
+            removed += 1
+    return removed
 
 
 # -- before a study: how many games? -----------------------------------------------------------------------
