@@ -197,7 +197,7 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
             if study.stop is not None:
                 from pipelines.stopping import run_stopping
 
-                run_stopping(study, session, recorded, say)
+                run_stopping(study, session, say)
             else:
                 session.play(study, announce=announce)
             if study.searches:

@@ -119,13 +119,15 @@ class Stopper:
                 return
 
 
-def run_stopping(study, session, recorded_games: int, say=None) -> dict:
+def run_stopping(study, session, say=None) -> dict:
     """Play ``study`` (which has a stop) through ``session`` until the target or the cap; returns the
-    ``stopped`` record written to study.json. ``recorded_games``: the games per arm study.json already
-    holds (kept whatever the new target says)."""
+    ``stopped`` record written to study.json. The games an earlier run stopped at are kept whatever the
+    new target says; batches of a run that was cut off before it stopped are looked at again in plan
+    order, and those past the new stopping look removed, as if that run had not been cut off."""
     stop, bs = study.stop, study.batch_size
     pilot_b, cap_b = stop.batches(bs)
-    kept_b = recorded_games // bs
+    stopped = (session.directory.read_manifest() or {}).get("stopped") or {}
+    kept_b = int(stopped.get("games") or 0) // bs
     stopper = Stopper(study, session, say)
     monitor = stopper.monitor
     directory = session.directory
@@ -166,7 +168,7 @@ def run_stopping(study, session, recorded_games: int, say=None) -> dict:
     final_b = max(min(final_b, monitor.consumed), kept_b)
     removed = _remove_beyond(session, stopper.arms, final_b)
     if removed:
-        say(f"removed {removed} batch file(s) played past the stopping look (in flight when it was reached)")
+        say(f"removed {removed} batch file(s) played past the stopping look")
     last = next((lk for lk in reversed(monitor.looks) if lk.batches == final_b), monitor.looks[-1])
     record = {
         "reason": "half_width" if reached else "max_games",
@@ -194,12 +196,12 @@ def run_stopping(study, session, recorded_games: int, say=None) -> dict:
 
 
 def _remove_beyond(session, arms, final_b: int) -> int:
-    """Batches this run played past the stopping look (in flight when it was reached): removed, so the
-    dataset is exactly the games the decision used. Returns how many."""
+    """Batches past the stopping look (in flight when it was reached, or played by a run cut off before
+    it stopped): removed, so the dataset is exactly the games the decision used. Returns how many."""
     from pipelines import integrity
 
     removed = 0
-    for rel in sorted(session.done - session._earlier):
+    for rel in sorted(session.done):
         arm, name = rel.split("/")
         if arm in arms and int(name.split('-')[1].split('.')[0]) >= final_b:
             session.directory._delete(integrity.record_relpath(rel))

@@ -192,3 +192,37 @@ def test_a_batch_file_does_not_depend_on_the_round_that_played_it(tmp_path):
     run_study(StudySpec.from_dict(_study_dict(pilot=games)), str(tmp_path / "once"), workers=0, progress=False)
     rounds, once = _hashes(tmp_path / "rounds"), _hashes(tmp_path / "once")
     assert rounds and rounds == {k: once[k] for k in rounds}
+
+
+def test_a_run_cut_off_before_it_stopped_resumes_to_the_same_dataset(tmp_path, monkeypatch):
+    from pipelines import stopping
+
+    spec = StudySpec.from_dict(_study_dict(half_width=0.015, pilot=1000))
+    run_study(spec, str(tmp_path / "whole"), workers=0, progress=False)
+    whole = json.loads((tmp_path / "whole" / "study.json").read_text())
+    original = stopping.Stopper.landed_batch
+    seen = []
+
+    def cut(self, batch):
+        seen.append(batch)
+        if len(seen) == 2 * whole["stopped"]["games"] // 1000 + 4:  # two batches per arm past the stopping look
+            raise KeyboardInterrupt
+        return False  # and it does not stop by itself: its rounds ask for three times the estimate
+
+    monkeypatch.setattr(stopping.Stopper, "landed_batch", cut)
+    monkeypatch.setattr(stopping, "GROWTH", 3.0)
+    with pytest.raises(KeyboardInterrupt):
+        run_study(spec, str(tmp_path / "cut"), workers=0, progress=False)
+    assert "stopped" not in json.loads((tmp_path / "cut" / "study.json").read_text())
+    assert len(list((tmp_path / "cut").glob("*/batch-*.parquet"))) == len(seen)
+    monkeypatch.setattr(stopping.Stopper, "landed_batch", original)
+    monkeypatch.setattr(stopping, "GROWTH", 1.05)
+    lines = []
+    run_study(spec, str(tmp_path / "cut"), workers=0, progress=False, say=lines.append)
+    assert "removed 4 batch file(s) played past the stopping look" in lines
+    cut_manifest = json.loads((tmp_path / "cut" / "study.json").read_text())
+    assert cut_manifest["stopped"]["games"] == whole["stopped"]["games"] == cut_manifest["study"]["games"]
+    assert _hashes(tmp_path / "cut") == _hashes(tmp_path / "whole")
+    from pipelines.storage import StudyDir
+
+    assert StudyDir(tmp_path / "cut").integrity().ok and not StudyDir(tmp_path / "cut").integrity().extra
