@@ -20,6 +20,8 @@ EPILOG = """examples:
   kaartlab study examples/john-knut.toml --out runs/john-knut --report
   kaartlab study examples/john-knut.toml --games 20000      # a quick look: 20,000 games per arm
   kaartlab study examples/wippen-search.toml --report       # a [[search]]: rerun the same command to resume
+  kaartlab plan examples/john-knut-precision.toml           # games and time its questions and [stop] need
+  kaartlab study examples/john-knut-precision.toml --report # plays until the [stop] interval is narrow enough
   kaartlab skill knutten wizard --games 20000 --out runs/skill
   kaartlab trace knutten --players 4 --policy cautious --seed 7 --index 12
   kaartlab trace --dataset runs/john-knut --arm john-on --index 12

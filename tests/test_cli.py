@@ -410,6 +410,9 @@ def test_plan_prints_games_and_time_per_question_and_for_the_stop(capsys, tmp_pa
     assert not any(tmp_path.glob("runs*")) and not (ROOT / "runs" / "toystop").exists()
     code, dry, _ = run(capsys, "study", str(path), "--dry-run", "--workers", "1")
     assert code == 0 and "[stop] seat0_edge to +-0.025" in dry
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "before a study: how many games" in capsys.readouterr().out
 
 
 def test_study_with_a_stop_plays_until_the_target_and_games_raises_the_cap(capsys, tmp_path):
