@@ -252,12 +252,14 @@ def plan_study(study, pilot: int = PLAN_PILOT, workers: int | None = None) -> li
         x = x[np.isfinite(x)]
         return float(np.std(x, ddof=1)) if x.size > 1 else math.nan
 
-    def timing(games: int, arms) -> str:
-        games = _whole_batches(min(games, cap) if cap else games, bs)
+    def timing(games: int, arms, batches: bool) -> str:
+        """A stop looks at batch boundaries, so it plays whole batches; a study's games may be any number."""
+        games = _whole_batches(min(games, cap), bs) if batches else int(games)
         seconds = cost.seconds_for({a: games for a in arms})
         when = "" if seconds is None else (", under 0.1 s of play" if seconds < 0.1
                                            else f", about {duration(seconds)} of play")
-        return f"{games:,} games per arm in batches of {bs:,} ({games * len(arms):,} games{when})"
+        where = f" in batches of {bs:,}" if batches else ""
+        return f"{games:,} games per arm{where} ({games * len(arms):,} games{when})"
 
     if study.stop is not None:
         stop = study.stop
@@ -274,7 +276,7 @@ def plan_study(study, pilot: int = PLAN_PILOT, workers: int | None = None) -> li
             lines.append(f"  {name}: sd {s:.4g} per game -> {n:,} games (a fixed-n interval looked at once: "
                          f"{fixed_games_for(stop.half_width, s, stop.alpha):,})")
         capped = " (the cap: the target is out of reach)" if need > stop.max_games else ""
-        lines.append(f"  stops at about {timing(need, [a.name for a in study.arms])}{capped}")
+        lines.append(f"  stops at about {timing(need, [a.name for a in study.arms], True)}{capped}")
 
     questions = list(study.questions)
     if not questions:
@@ -309,7 +311,7 @@ def plan_study(study, pilot: int = PLAN_PILOT, workers: int | None = None) -> li
                         lines.append(f"  {who} {measure}: sd {s:.4g} per game (not a share: report.edge does "
                                      "not apply; see the detectable change in the report)")
             if need:
-                lines.append(f"  needs {timing(need, arms)}")
+                lines.append(f"  needs {timing(need, arms, False)}")
             lines.append("  (the report tests at 5% divided by its number of claims, so it needs more games "
                          "for the same power)")
         else:

@@ -406,7 +406,7 @@ def test_plan_prints_games_and_time_per_question_and_for_the_stop(capsys, tmp_pa
     assert 1_500 < a_seq < 4_000 and 2.0 < a_seq / a_fixed < 2.8
     assert "question 1: compare: an edge of 1 point (report.edge)" in out
     assert "b - a seat0_edge: sd" in out and "b - a turns: sd 0 per game (not a share" in out
-    assert re.search(r"needs [\d,]+ games per arm in batches of 1,000 \([\d,]+ games, (about|under)", out)
+    assert re.search(r"needs [\d,]+ games per arm \([\d,]+ games, (about|under)", out)
     assert not any(tmp_path.glob("runs*")) and not (ROOT / "runs" / "toystop").exists()
     code, dry, _ = run(capsys, "study", str(path), "--dry-run", "--workers", "1")
     assert code == 0 and "[stop] seat0_edge to +-0.025" in dry
