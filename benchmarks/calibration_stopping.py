@@ -86,6 +86,18 @@ def normal(mu, sd):
     return lambda rng, shape: rng.normal(mu, sd, shape)
 
 
+def shared_wins(rng, shape):
+    """Seat 0's win weight minus 1/4 at a fair 4-seat table where games end with 1, 2 or 3 winners
+    (55%, 30%, 15%, as in Knutten): truth 0."""
+    k = rng.choice([1, 2, 3], size=shape, p=[0.55, 0.30, 0.15])
+    won = rng.random(shape) < k / 4
+    return np.where(won, 1.0 / k, 0.0) - 0.25
+
+
+def exponential(mean):
+    return lambda rng, shape: rng.exponential(mean, shape)
+
+
 def run(scenario: dict, replicates: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     out = [replicate(rng, **scenario) for _ in range(replicates)]
@@ -105,6 +117,11 @@ SCENARIOS = {
                              null=0.25),
     # a fair coin's edge: truth 0, so the sign rule can stop on a chance excursion
     "normal mean 0, sd 1": dict(truth=0.0, draw=normal(0.0, 1.0), batches=100, size=200, pilot=5, target=0.03),
+    # seat 0's edge with shared wins (a win weight of 1, 1/2 or 1/3), a fair table
+    "seat-0 edge, shared wins": dict(truth=0.0, draw=shared_wins, batches=100, size=200, pilot=5, target=0.01),
+    # a skewed count, like game length: exponential with mean 100
+    "exponential mean 100": dict(truth=100.0, draw=exponential(100.0), batches=100, size=200, pilot=5, target=3.0,
+                                 null=100.0),
 }
 
 
