@@ -226,3 +226,31 @@ def test_a_run_cut_off_before_it_stopped_resumes_to_the_same_dataset(tmp_path, m
     from pipelines.storage import StudyDir
 
     assert StudyDir(tmp_path / "cut").integrity().ok and not StudyDir(tmp_path / "cut").integrity().extra
+
+
+def test_the_values_looked_at_are_the_reports_measures(tmp_path):
+    """The stop's per-arm seat-0 edge and turns are the numbers the report's own function gives on the same
+    games; the paired difference is the difference of the two arms' means."""
+    import polars as pl
+
+    from pipelines.stopping import _meta
+    from reports.search import levels
+
+    spec = StudySpec.from_dict(_study_dict(half_width=0.03))
+    out = tmp_path / "same"
+    run_study(spec, str(out), workers=0, progress=False)
+    stopped = {i["name"]: i for i in json.loads((out / "study.json").read_text())["stopped"]["intervals"]}
+    for arm in ("a", "b"):
+        frame = pl.read_parquet(out / arm / "*.parquet")
+        lv = levels(frame, _meta(spec, spec.arm(arm)), ["seat0_edge", "turns"])
+        assert stopped[f"{arm} seat0_edge"]["value"] == pytest.approx(lv["seat0_edge"].value, abs=1e-12)
+        assert stopped[f"{arm} turns"]["value"] == pytest.approx(lv["turns"].value, abs=1e-12)
+        assert stopped[f"{arm} seat0_edge"]["games"] == frame.height
+    paired = tmp_path / "paired"
+    run_study(StudySpec.from_dict(_study_dict(half_width=0.03, measure="seat0_edge", between=["a", "b"])),
+              str(paired), workers=0, progress=False)
+    diff = json.loads((paired / "study.json").read_text())["stopped"]["intervals"][0]
+    games = diff["games"]
+    means = [pl.read_parquet(paired / arm / "*.parquet").filter(pl.col("game") < games) for arm in ("a", "b")]
+    w0 = [((f["winner_mask"] & 1) > 0).cast(float) / f["n_winners"] for f in means]
+    assert diff["value"] == pytest.approx(float(w0[1].mean() - w0[0].mean()), abs=1e-12)
