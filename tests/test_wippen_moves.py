@@ -7,11 +7,18 @@ import random
 import numpy as np
 import pytest
 
+from kernels.jit import kernel
 from kernels.wippen import enums as E
+from kernels.wippen import moves_nb
 from kernels.wippen.moves_nb import (
-    any_capture_nb, has_moves_nb, legal_moves_nb, move_arrays_nb, scratch_nb, slot_moves_nb,
+    any_capture_nb, has_moves_nb, move_arrays_nb, scratch_nb, slot_moves_nb,
 )
 from tests.wippen_reference import legal_moves
+
+# legal_moves_nb is an `inline` helper: called from Python it compiles on its own (about 20 s of
+# CPU) in every process. Compiled as a kernel (kernels/jit.py: the same flags, cached on disk and
+# keyed on the whole kernels tree), tests/test_wippen_rules.py's copy and this one compile it once
+legal_moves_nb = kernel(moves_nb.legal_moves_nb.py_func)
 
 KINDS = {"loose": E.ITEM_LOOSE, "build": E.ITEM_BUILD, "double": E.ITEM_DOUBLE}
 MOVE_NAMES = {E.MV_CAPTURE: "capture", E.MV_BUILD: "build", E.MV_DOUBLE: "double",
@@ -81,7 +88,7 @@ def test_small_pots_match_the_reference(buffers):
 
 
 def test_pots_of_ten_and_more_cards_with_several_builds_match_the_reference(buffers):
-    """200 positions with pots of 10-11 items, 2-4 of them builds (the reference is slow there)."""
+    """200 positions with pots of 10-11 items, 2-4 of them builds."""
     rng = random.Random(7)
     seen = {"capture": 0, "build": 0, "double": 0, "raise": 0, "trail": 0}
     for _ in range(200):

@@ -8,14 +8,21 @@ import re
 import numpy as np
 import pytest
 
+from kernels.jit import kernel
 from kernels.wippen import enums as E
+from kernels.wippen import moves_nb
 from kernels.wippen import rules_nb as R
 from kernels.wippen import table_nb as T
-from kernels.wippen.moves_nb import legal_moves_nb, move_arrays_nb, scratch_nb
+from kernels.wippen.moves_nb import move_arrays_nb, scratch_nb
 from sim.errors import SpecError
 from sim.games.wippen_trace import card_name
 from sim.registry import games
 from sim.spec import ArmSpec
+
+# legal_moves_nb is an `inline` helper: called from Python it compiles on its own (about 20 s of
+# CPU) in every process. Compiled as a kernel (kernels/jit.py: the same flags, cached on disk and
+# keyed on the whole kernels tree), tests/test_wippen_moves.py's copy and this one compile it once
+legal_moves_nb = kernel(moves_nb.legal_moves_nb.py_func)
 
 C, D, H, S = range(4)
 RANK = {"A": 0, "J": 10, "Q": 11, "K": 12}

@@ -52,33 +52,45 @@ def legal_moves(pot, hand, build_instead=True, raise_double=False):
                 return True
         return False
 
+    def in_group(i, v) -> bool:
+        """Item i can lie in a group worth v: a build (or double) of value v, or a loose number
+        card of at most v. A set holding any other item never splits into groups worth v, so the
+        searches below leave such items out: the same moves, from far fewer sets."""
+        value, kind, _ = pot[i]
+        return value == v if kind != "loose" else loose_number(i) and value <= v
+
     def captures(slot, card):
+        """Every non-empty set of items that splits into groups worth the card; a face card takes
+        cards of its own rank only."""
         v = value_of(card)
-        for items in subsets(range(len(pot))):
-            if not items:
-                continue
-            if v > NUMBER:
-                if all(pot[i] [1] == "loose" and pot[i][0] == v for i in items):
-                    yield (slot, "capture", items, v)
-            elif splits(items, v):
+        if v > NUMBER:
+            candidates = [i for i in range(len(pot)) if pot[i][1] == "loose" and pot[i][0] == v]
+        else:
+            candidates = [i for i in range(len(pot)) if in_group(i, v)]
+        for items in subsets(candidates):
+            if items and (v > NUMBER or splits(items, v)):
                 yield (slot, "capture", items, v)
 
     def builds(slot, card, held):
+        """The card with `own` loose number cards adding up to V - card, and `others` (other items)
+        that split into groups worth V: every such pair of disjoint sets, `own` first (its sum rules
+        most out), not every subset of the pot and then every subset of that (the same pairs)."""
         w = value_of(card)
         if w > NUMBER:
             return
+        numbers = [i for i in range(len(pot)) if loose_number(i)]
         for V in sorted(held):
             if V < w:
                 continue
-            for items in subsets(range(len(pot))):
-                for own in subsets(i for i in items if loose_number(i)):
-                    if sum(pot[i][0] for i in own) != V - w:
-                        continue
-                    others = items - own
+            for own in subsets(numbers):
+                if sum(pot[i][0] for i in own) != V - w:
+                    continue
+                rest = [i for i in range(len(pot)) if i not in own and in_group(i, V)]
+                for others in subsets(rest):
                     if not own and not others:
                         continue  # the card alone: a trail
                     if splits(others, V):
-                        yield (slot, "build" if not others else "double", items, V)
+                        yield (slot, "build" if not others else "double", own | others, V)
 
     def raises(slot, card, held):
         w = value_of(card)
