@@ -1,5 +1,6 @@
 """A plain-Python reading of Wippen's legal moves (docs/rules/wippen.md), written for clarity, not
-speed: it tries every set of pot items and asks whether the rules allow it. The kernel's generator
+speed: it tries every set of pot items that could take part (for a group worth v: builds of value v
+and loose number cards up to v) and asks whether the rules allow it. The kernel's generator
 (kernels/wippen/moves_nb.py) is compared against it on random pots and hands
 (tests/test_wippen_moves.py).
 
