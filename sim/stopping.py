@@ -33,7 +33,7 @@ import numpy as np
 from sim.errors import SpecError
 
 ALPHA = 0.05
-STOP_KEYS = {"measure", "half_width", "max_games", "between", "pilot", "confidence"}
+STOP_KEYS = {"measure", "half_width", "max_games", "between", "arms", "pilot", "confidence"}
 NOT_PER_GAME = {"balance": "balance is a range over seats, not a per-game mean",
                 "seat_share": "every seat's share is not one number (name seat0_edge)"}
 DEFAULT_PILOT = 10_000  # games per arm before the first look (rounded up to whole batches)
@@ -159,8 +159,9 @@ def sequence_interval(name: str, m: Moments, rho2: float, alpha: float = ALPHA) 
 # -- the stop table -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Stop:
-    """A study's ``[stop]`` table (validated). ``measures`` per arm (or only the paired difference of
-    ``between`` when given), each interval at most ``half_width``; ``max_games`` per arm at most."""
+    """A study's ``[stop]`` table (validated). ``measures`` in each arm of ``arms`` (None: every arm, or
+    none when ``between`` is given) and the paired difference of ``between``, each interval at most
+    ``half_width``; ``max_games`` per arm at most."""
 
     measures: tuple[str, ...]
     half_width: float
@@ -168,6 +169,7 @@ class Stop:
     between: tuple[str, ...] = ()  # (baseline, variant): the paired difference variant - baseline
     pilot: int = DEFAULT_PILOT
     confidence: float = 1 - ALPHA
+    arms: tuple[str, ...] | None = None  # the arms whose own intervals are named (None: the default)
 
     @property
     def alpha(self) -> float:
@@ -178,18 +180,21 @@ class Stop:
                "pilot": self.pilot, "confidence": self.confidence}
         if self.between:
             out["between"] = list(self.between)
+        if self.arms is not None:
+            out["arms"] = list(self.arms)
         return out
 
     def streams(self, arms: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
         """(interval name, measure, arms): one arm's mean, or (baseline, variant) for a paired difference.
-        With ``between``, only the difference is named (the per-arm levels are not what is asked)."""
+        The arms' own intervals are every arm's unless ``arms`` names some; with ``between`` and no
+        ``arms``, only the difference (the arms' levels are not what a comparison asks)."""
+        own = list(self.arms) if self.arms is not None else ([] if self.between else list(arms))
         out = []
         for measure in self.measures:
+            out += [(f"{arm} {measure}", measure, (arm,)) for arm in own]
             if self.between:
                 a, b = self.between
                 out.append((f"{b} - {a} {measure}", measure, (a, b)))
-            else:
-                out += [(f"{arm} {measure}", measure, (arm,)) for arm in arms]
         return out
 
     def batches(self, batch_size: int) -> tuple[int, int]:
@@ -257,7 +262,17 @@ def make_stop(table, arms, games: int | None, measure_names) -> Stop | None:
         if a.game != b.game or a.players != b.players:
             raise SpecError(f"[stop] between {between[0]!r} and {between[1]!r}: a paired difference needs "
                             "one game and one number of players")
-    return Stop(tuple(measures), float(hw), cap, tuple(between), pilot, float(conf))
+    own = table.get("arms")
+    if own is not None:
+        if not isinstance(own, list) or not all(isinstance(a, str) for a in own) or len(set(own)) != len(own):
+            raise SpecError(f"[stop] arms={own!r}: expected a list of arm names")
+        for a in own:
+            if a not in names:
+                raise SpecError(f"[stop] arms: no arm {a!r} (arms: {', '.join(names)})")
+        if not own and not between:
+            raise SpecError("[stop] arms = [] and no between: the table names no interval")
+    return Stop(tuple(measures), float(hw), cap, tuple(between), pilot, float(conf),
+                None if own is None else tuple(own))
 
 
 # -- the monitor: plan order, looks, the decision ---------------------------------------------------------

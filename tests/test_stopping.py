@@ -168,6 +168,13 @@ def test_paired_difference_between_arms(tmp_path):
     stopped = json.loads((out / "study.json").read_text())["stopped"]
     assert [i["name"] for i in stopped["intervals"]] == ["b - a seat0_edge"]
     assert stopped["reason"] == "half_width" and stopped["half_width"] <= 0.03
+    both = StudySpec.from_dict(_study_dict(measure="seat0_edge", between=["a", "b"], arms=["b"]))
+    assert [s[0] for s in both.stop.streams(["a", "b"])] == ["b seat0_edge", "b - a seat0_edge"]
+    assert both.stop.to_dict()["arms"] == ["b"]
+    with pytest.raises(SpecError, match="names no interval"):
+        StudySpec.from_dict(_study_dict(arms=[]))
+    with pytest.raises(SpecError, match="no arm 'z'"):
+        StudySpec.from_dict(_study_dict(arms=["z"]))
 
 
 def test_ray_workers_stop_where_one_process_does(tmp_path):
