@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import math
 import time
 
 import numpy as np
