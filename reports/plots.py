@@ -38,6 +38,7 @@ TOLERANCE = 1.0  # pixels two texts may share (anti-aliased edges) before they c
 EM = 0.6  # a character's width in em, generous for DejaVu Sans: estimates only, the check measures
 STRICT_ENV = "KAARTLAB_STRICT_FIGURES"
 MARK_COLOR = "#111"
+MANY_ARMS = 12  # beyond this many arms, a figure with one bar or outline per arm is folded (a table or a sweep's curve reads better)
 
 
 def palette(n: int) -> list:

@@ -113,8 +113,10 @@ def section(ctx: Context) -> Section | None:
     length = [h["turns"].with_columns(pl.lit("turns per game").alias("measure"))]
     if any(b["rounds"]["sd"] for b in stats.values()):
         length.append(h["rounds"].with_columns(pl.lit("rounds per game").alias("measure")))
-    sec.figures.append(plots.histograms(pl.concat(length), "value", "count", hue="arm", panel="measure",
-                                        title="Game length" + (" (turns)" if len(length) == 1 else "")))
+    lengths = plots.histograms(pl.concat(length), "value", "count", hue="arm", panel="measure",
+                               title="Game length" + (" (turns)" if len(length) == 1 else ""))
+    lengths.fold = len(stats) > plots.MANY_ARMS  # overlaid outlines of many arms are noise; the table holds them
+    sec.figures.append(lengths)
     if len(stats) <= 4:  # one panel per arm: beyond four the table says it better
         # the seats' fairness is the first-player section's; their score spread is secondary detail
         scores = plots.histograms(h["score"], "value", "count", hue="seat", panel="arm",

@@ -310,7 +310,8 @@ def section(ctx: Context) -> Section | None:
         sec.verdicts += [balance_verdict(st) for st in stats.values()]
 
     frame = seat_frame(stats)
-    sec.figures.append(plots.interval_bars(frame, "seat", "share", "lo", "hi", hue="arm", ref="fair",
-                                           xlabel="seat (0 acts first)", ylabel="win share",
-                                           title="Win share by seat"))
+    bars = plots.interval_bars(frame, "seat", "share", "lo", "hi", hue="arm", ref="fair",
+                               xlabel="seat (0 acts first)", ylabel="win share", title="Win share by seat")
+    bars.fold = len(stats) > plots.MANY_ARMS  # a bar per arm and seat is noise; a sweep's curves say it better
+    sec.figures.append(bars)
     return sec
