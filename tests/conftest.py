@@ -1,7 +1,24 @@
 """Test set-up shared by every test module: the toy game is registered, in this process and (through
-KAARTLAB_GAMES) in every process the tests start."""
+KAARTLAB_GAMES) in every process the tests start; the objects a test process already holds are
+left out of the garbage collector's full collections while a test runs."""
+import gc
 import os
+
+import pytest
 
 from sim.registry import GAMES_ENV
 
 os.environ[GAMES_ENV] = ",".join(filter(None, [os.environ.get(GAMES_ENV, ""), "tests.toy.runner"]))
+
+
+@pytest.fixture(autouse=True)
+def _earlier_objects_frozen():
+    """statsmodels' Holm correction (multipletests, which every report's claims and the stats
+    calibrations run) ends each call with gc.collect(): a full collection over every object the
+    process holds, up to a second a call in an xdist worker that has run many tests (a 50-row test
+    of it took 60 s). Frozen (gc.freeze, O(1)), the objects made before this test are skipped by
+    every collection during it and unfrozen after it (gc.unfreeze, O(1)), so garbage among them is
+    collected later, never lost; no value a test computes depends on when a collection runs."""
+    gc.freeze()
+    yield
+    gc.unfreeze()
