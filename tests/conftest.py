@@ -11,14 +11,17 @@ from sim.registry import GAMES_ENV
 os.environ[GAMES_ENV] = ",".join(filter(None, [os.environ.get(GAMES_ENV, ""), "tests.toy.runner"]))
 
 
-@pytest.fixture(autouse=True)
-def _earlier_objects_frozen():
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
     """statsmodels' Holm correction (multipletests, which every report's claims and the stats
     calibrations run) ends each call with gc.collect(): a full collection over every object the
     process holds, up to a second a call in an xdist worker that has run many tests (a 50-row test
-    of it took 60 s). Frozen (gc.freeze, O(1)), the objects made before this test are skipped by
-    every collection during it and unfrozen after it (gc.unfreeze, O(1)), so garbage among them is
-    collected later, never lost; no value a test computes depends on when a collection runs."""
+    of it took 60 s). Frozen (gc.freeze, O(1)), the objects made before a test are skipped by every
+    collection during its set-up (module fixtures too), call and teardown, and unfrozen after it
+    (gc.unfreeze, O(1)): garbage among them is collected later, never lost, and no value a test
+    computes depends on when a collection runs."""
     gc.freeze()
-    yield
-    gc.unfreeze()
+    try:
+        return (yield)
+    finally:
+        gc.unfreeze()
