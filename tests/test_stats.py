@@ -2,9 +2,7 @@
 an independent computation (statsmodels, scipy, numpy on raw per-game values)."""
 from __future__ import annotations
 
-import gc
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -20,19 +18,6 @@ from reports import text  # noqa: E402
 from reports.claims import Family  # noqa: E402
 from reports.stats import (Estimate, claim_level, detectable_edge, equal_means_test, games_for_edge,  # noqa: E402
                            pairwise_gaps, range_difference, seat_player_fit, share_interval, share_test, wilson)
-
-
-@contextmanager
-def frozen_heap():
-    """statsmodels' Holm (multipletests) ends every call with gc.collect(), a full collection: in an
-    xdist worker that holds the objects of many earlier tests (the kernels' compiles) that took about
-    a second a call (60 s for the 50 rows below). Frozen, the collector leaves every object made
-    before the block alone; the results are the same (a collection changes no value)."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def shared_wins(rng, games: int, k: int, edge: float = 0.0) -> np.ndarray:
@@ -146,10 +131,10 @@ def holm_rejects(p: np.ndarray) -> np.ndarray:
 
 
 def test_holm_rejects_matches_multipletests():
+    """50 rows: each multipletests call ends in a full gc.collect(), cheap only because
+    tests/conftest.py freezes the objects made before the test (in a busy worker: 60 s without)."""
     p = np.random.default_rng(3).random((50, 7)) ** 4
-    with frozen_heap():  # all 50 rows still compared
-        want = np.array([multipletests(row, method="holm")[0] for row in p])
-    assert (holm_rejects(p) == want).all()
+    assert (holm_rejects(p) == np.array([multipletests(row, method="holm")[0] for row in p])).all()
 
 
 def test_detectable_edge_is_found_with_its_power_among_corrected_claims():
@@ -175,9 +160,8 @@ def test_family_corrects_with_holm_or_bh_and_refuses_early_reads():
         claims = [fam.add(f"c{i}", "s", f"claim {i}", x) for i, x in enumerate(p)]
         with pytest.raises(RuntimeError):
             claims[0].detected
-        with frozen_heap():  # Family.correct runs multipletests too
-            fam.correct()
-            reject, adj, _, _ = multipletests(p, method=name)
+        fam.correct()
+        reject, adj, _, _ = multipletests(p, method=name)
         assert [c.detected for c in claims] == list(reject)
         assert [c.adjusted for c in claims] == pytest.approx(list(adj))
     assert fam.add("c0", "s", "again", 0.5) is claims[0]  # one claim per key
