@@ -9,9 +9,9 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 """
 import numpy as np
 
-from kernels.jit import kernel, njit
+from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, trace_rows_nb
-from kernels.trace_nb import trace_row_nb as ev_nb
+from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wippen.enums import (
@@ -41,11 +41,21 @@ from kernels.wippen.table_nb import (
 LOW31 = np.uint64(0x7FFFFFFF)
 S31 = np.uint64(31)
 
+# Numba compiles a helper once for each tuple of argument types it is called with, and types a
+# constant argument as that literal (Literal[int](0)), not int64: a helper called with a constant
+# in one place and a variable in another is compiled twice, both copies the same machine code in
+# effect. A variable that starts from a constant (`pn = 0`) is typed as that literal too while Numba
+# has not yet seen the int64 it becomes in the loop, and the helpers it reaches are compiled for
+# both. So constants handed to helpers are made int64 here (np.int64(...)), and variables that
+# start from a constant start from an int64 one (tests/test_specialisations.py checks it).
 
 
-
-
-
+@inline
+def ev_nb(trace, tp, code, seat, a, b, c, d, e, f):
+    """trace_row_nb with every value as an int64 (event codes, zeros and -1 are constants: each
+    mix of them would be a specialisation of its own)."""
+    return trace_row_nb(trace, np.int64(tp), np.int64(code), np.int64(seat), np.int64(a),
+                        np.int64(b), np.int64(c), np.int64(d), np.int64(e), np.int64(f))
 
 
 @njit
@@ -150,7 +160,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
     seat_rng = np.zeros(MAX_PLAYERS, np.uint64)
     card_count = np.zeros(N_CARDS, np.int64)
     tracing = trace.shape[0] > 0
-    tp = 0
+    tp = np.int64(0)
 
     for k in range(count):
         g = first + k
@@ -169,12 +179,12 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
             for j in range(n_removed):
                 tp = ev_nb(trace, tp, EV_REMOVED, -1, removed[j], 0, 0, 0, 0, 0)
         dealer = n - 1
-        deal = 0
+        deal = np.int64(0)
         turns = 0
         while True:
             shuffle_nb(deal_stream_nb(seed, g, deal), stock, in_play, n_in)
-            pn = 0
-            last_capturer = -1
+            pn = np.int64(0)
+            last_capturer = np.int64(-1)
             for s in range(n):
                 piles[s, 0] = 0
                 piles[s, 1] = 0
@@ -183,7 +193,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
             public[:] = 0
             if tr:
                 tp = ev_nb(trace, tp, EV_DEAL, dealer, deal + 1, 0, 0, 0, 0, 0)
-            top = deal_hands_nb(stock, 0, hands, hand_n, n, dealer)
+            top = deal_hands_nb(stock, np.int64(0), hands, hand_n, n, dealer)
             for j in range(POT_START):
                 c = stock[top]
                 top += 1
@@ -225,7 +235,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                             return INVARIANT, g, tp
                         item_worths_nb(item_m, pn, worth, item_w)
                         if pol == P_SEARCH:
-                            choice = 0
+                            choice = np.int64(0)
                             if nm > 1:
                                 choice = search_move_nb(
                                     search, s, seat_i[s, SI_SAMPLES], seat_rng, n, dealer, hands,
@@ -307,7 +317,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
             if checked and not cards_conserved_nb(in_play, n_in, hands, hand_n, n, stock, top,
                                                   n_in, item_m, pn, piles, card_count):
                 return CARDS_LOST, g, tp
-            pn = 0
+            pn = np.int64(0)
             deal_points_nb(piles, n, wips, rule_i, points)
             for s in range(n):
                 pts = 0

@@ -218,7 +218,7 @@ def playout_nb(ws, p, m, mv_i, mv_m, n, dealer, hands, hand_n, item_i, item_m, p
         s_item_m[i, 1] = item_m[i, 1]
     for v in range(N_RANKS + 1):
         s_public[v] = public[v]
-    top = 0
+    top = np.int64(0)  # not a literal 0: deal_hands_nb would be compiled for both (play_nb)
     pn, took, full = play_card_nb(s_hands, s_hand_n, s_item_i, s_item_m, pn, s_piles, s_wips,
                                   s_public, tmp, p, mv_i[m, 0], mv_i[m, 1], mv_i[m, 2], mv_m[m],
                                   stock_n)
