@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from reports.dataset import Dataset
 from reports.measures import DEFAULT_COMPARE
+from reports.text import rule_value
 
 FAIRNESS_MEASURES = ("seat0_edge", "balance")
 
@@ -73,14 +74,9 @@ def curves(sweep: dict, parameter: str) -> list[tuple[str, list[dict]]]:
     for (base, _), points in groups.items():
         points.sort(key=lambda p: sweep["values"][k].index(p["at"][parameter]))
         first = points[0]["at"]
-        label = ", ".join([base] * bool(base) + [f"{o}={_show(first[o])}" for o in others])
+        label = ", ".join([base] * bool(base) + [f"{o}={rule_value(first[o])}" for o in others])
         out.append((label, points))
     return out
-
-
-def _show(value) -> str:
-    return ("true" if value else "false") if isinstance(value, bool) else f"{value:g}" if isinstance(
-        value, float) else str(value)
 
 
 def per_curve(dataset: Dataset, q: Question) -> list[Question]:

@@ -18,13 +18,9 @@ from reports.questions import curves, study_questions
 BASE_MEASURES = ("seat0_edge", "balance", "turns")
 
 
-def _measures(ctx: Context, sweep: dict) -> list[str]:
-    asked = [q.measure for q in study_questions(ctx.dataset) if q.sweep == sweep["name"] and q.measure]
-    return list(dict.fromkeys([*asked, *BASE_MEASURES]))
-
-
-def _show(value) -> str:
-    return text.rule_value(value) if not isinstance(value, float) else f"{value:g}"
+def _targets(ctx: Context, sweep: dict) -> dict[str, float]:
+    """The measures the study's target questions over this sweep name, with their targets."""
+    return {q.measure: q.target for q in study_questions(ctx.dataset) if q.sweep == sweep["name"] and q.measure}
 
 
 def sweep_section(ctx: Context, sweep: dict) -> Section | None:
@@ -33,12 +29,13 @@ def sweep_section(ctx: Context, sweep: dict) -> Section | None:
     if len(points) < 2:
         return None
     arms = [ctx.dataset.arm(p["arm"]) for p in points]
-    names = _measures(ctx, sweep)
+    targets = _targets(ctx, sweep)
+    names = list(dict.fromkeys([*targets, *BASE_MEASURES]))
     levels = {name: _levels(ctx, arms, name) for name in names}
     share = {name: lookup(ctx.game, name).kind == "share" for name in names}
     params = sweep["parameters"]
     sec = Section(key=ctx.key(f"sweep-{sweep['name']}"), title=f"Sweep {sweep['name']}: "
-                  + " and ".join(f"{p} ({_show(v[0])} to {_show(v[-1])})" for p, v in zip(params, sweep["values"])))
+                  + " and ".join(f"{p} ({text.rule_value(v[0])} to {text.rule_value(v[-1])})" for p, v in zip(params, sweep["values"])))
     crossed = [b for b in sweep["bases"] if b]
     sec.notes.append(f"{len(points)} points" + (f", each of the arms {', '.join(crossed)} at every value" if crossed else "")
                      + "; every point plays the same deals, so neighbouring points differ by the parameter, not by luck. "
@@ -47,14 +44,13 @@ def sweep_section(ctx: Context, sweep: dict) -> Section | None:
             for name in names}
     header = (["arm"] if crossed else []) + list(params) + [
         f"{n} (percentage points)" if n == "seat0_edge" else n for n in names]
-    rows = [([p["base"]] if crossed else []) + [_show(p["at"][k]) for k in params]
+    rows = [([p["base"]] if crossed else []) + [text.rule_value(p["at"][k]) for k in params]
             + [cell[n](levels[n][p["arm"]]) for n in names] for p in points]
     sec.tables.append(Table(f"Every point of sweep {sweep['name']}", header, rows))
     first = params[0]
     panels = []
     for name in names:
-        target = next((q.target for q in study_questions(ctx.dataset)
-                       if q.sweep == sweep["name"] and q.measure == name), None)
+        target = targets.get(name)
         lines = []
         for label, pts in curves({**sweep, "points": points}, first):
             ests = [levels[name][p["arm"]] for p in pts]
@@ -72,10 +68,9 @@ def sweep_section(ctx: Context, sweep: dict) -> Section | None:
             grid = np.full((len(rows_v), len(cols_v)), np.nan)
             for p in points:
                 grid[rows_v.index(p["at"][params[1]]), cols_v.index(p["at"][params[0]])] = levels[name][p["arm"]].value
-            target = next((q.target for q in study_questions(ctx.dataset)
-                           if q.sweep == sweep["name"] and q.measure == name), None)
+            target = targets.get(name)
             sec.figures.append(sweep_plots.sweep_heatmap(
-                [_show(v) for v in rows_v], [_show(v) for v in cols_v], grid, row_name=params[1], col_name=params[0],
+                [text.rule_value(v) for v in rows_v], [text.rule_value(v) for v in cols_v], grid, row_name=params[1], col_name=params[0],
                 measure=name, share=share[name], target=target, title=f"{name} over {params[0]} and {params[1]}"))
     sec.data = {"sweep": sweep["name"], "parameters": params, "measures": names,
                 "points": [{"arm": p["arm"], "base": p["base"], "at": p["at"],

@@ -18,10 +18,11 @@ def decimals_for_width(width: float, lo: int = 0, hi: int = 4) -> int:
 
 
 def rule_value(v) -> str:
-    """A rule's value as a study file writes it: true/false for booleans (study.json keeps Python's)."""
+    """A rule's or parameter's value as a study file writes it: true/false for booleans (study.json
+    keeps Python's), fractions without float noise (0.3, not 0.30000000000000004)."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    return str(v)
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 def rules(values: dict) -> str:
