@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 
 import pyarrow.fs as pafs
 
+from pipelines.identity import git_commit
+
 RECORD_SUFFIX = ".json"  # batch-000123.parquet.json beside batch-000123.parquet
 RECORD_VERSION = 1
 INTEGRITY = "sha256-sidecar-1"  # the manifest's `integrity` key for datasets written this way
@@ -56,9 +58,7 @@ def code_identity() -> dict:
             version = metadata.version("kaartlab")
         except metadata.PackageNotFoundError:
             version = None
-        from pipelines.storage import _git_commit
-
-        _CODE = {"kaartlab": version, "git": _git_commit(), "pyarrow": _pyarrow_version()}
+        _CODE = {"kaartlab": version, "git": git_commit(), "pyarrow": _pyarrow_version()}
     return {**_CODE, "host": platform.node(), "pid": os.getpid()}
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 import sys
 import threading
 import uuid
@@ -17,6 +16,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from pipelines import integrity
+from pipelines.identity import git_commit
 from sim.errors import SpecError
 from sim.registry import get_game
 from sim.spec import REPORT_ONLY, StudySpec
@@ -328,22 +328,7 @@ def provenance(command: str = "") -> dict:
             packages[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             packages[name] = None
-    return {"kaartlab": packages.pop("kaartlab"), "git": _git_commit(), "python": platform.python_version(),
+    return {"kaartlab": packages.pop("kaartlab"), "git": git_commit(), "python": platform.python_version(),
             "platform": platform.platform(), "packages": packages,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "command": command or " ".join(sys.argv)}
-
-
-def _git_commit() -> str | None:
-    try:
-        here = Path(__file__).resolve().parent
-        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=5)
-        commit = out.stdout.strip()
-        if out.returncode != 0 or not commit:
-            return None
-        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=5).stdout.strip()
-        return commit + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
