@@ -1,4 +1,4 @@
-"""The `kaartlab` command: games, run, study, skill, trace, report, verify."""
+"""The `kaartlab` command: games, run, study, skill, trace, report, verify, serve."""
 from __future__ import annotations
 
 import argparse
@@ -28,6 +28,7 @@ EPILOG = """examples:
   kaartlab report runs/john-knut
   kaartlab verify runs/john-knut
   kaartlab bench --quick --json bench.json --compare benchmarks/baseline.json
+  kaartlab serve --runs runs --port 8000                    # the web service: queue, watch and browse studies
 """
 
 
@@ -206,6 +207,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None,
                    help="processes compiling at once (default: the usable cores)")
     p.set_defaults(handler=cmd_compile)
+
+    p = sub.add_parser("serve", help="run studies as a service: a web catalogue, a form, a queue and an API",
+                       description="Serves the studies of a runs directory over HTTP (docs/service.md): a catalogue, "
+                                   "a page per study with its live intervals and report, a form and an API "
+                                   "(/api/studies, schema at /openapi.json) that queue study files; each study runs "
+                                   "as `kaartlab study FILE --out RUNS/ID --report`, one or several at a time.")
+    p.add_argument("--runs", default="runs", metavar="DIR", help="the runs directory (default runs)")
+    p.add_argument("--address", default=None, help="the Ray cluster studies run on (default: a local Ray per study)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--token-file", default=None, metavar="F",
+                   help="a file holding the token that submitting and stopping need (Authorization: Bearer TOKEN)")
+    p.add_argument("--read-token", action="store_true", help="reading needs the token too")
+    p.add_argument("--jobs", type=positive_int, default=1, help="studies played at once (default 1)")
+    p.add_argument("--workers", type=_whole, default=None,
+                   help="each study's Ray worker CPUs (default: all cores / --jobs); 0 plays in the study's process")
+    p.add_argument("--max-upload", type=positive_int, default=1 << 20, metavar="BYTES",
+                   help="largest study file accepted (default 1 MiB)")
+    p.set_defaults(handler=cmd_serve)
 
     from sim.bench import add_parser as add_bench_parser
 
@@ -626,6 +646,12 @@ def cmd_compile(args) -> int:
     compile_games(names, args.jobs)
     print(f"compiled in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def cmd_serve(args) -> int:
+    from pipelines.service.app import serve
+
+    return serve(args)
 
 
 def cmd_verify(args) -> int:
