@@ -132,6 +132,7 @@ class Integrity:
     extra: list[str] = field(default_factory=list)  # batch-like files outside the plan
     temporary: list[str] = field(default_factory=list)  # *.tmp-* left by a killed writer
     legacy: bool = False  # the manifest predates batch records
+    data: list[Problem] = field(default_factory=list)  # copies under data/ that do not match
 
     @property
     def good(self) -> set[str]:
@@ -139,7 +140,7 @@ class Integrity:
 
     @property
     def bad(self) -> list[Problem]:
-        return [p for a in self.arms.values() for p in a.bad]
+        return [p for a in self.arms.values() for p in a.bad] + self.data
 
     @property
     def complete(self) -> bool:
@@ -170,6 +171,171 @@ class Integrity:
             out.append(f"  {len(self.extra)} file(s) outside the plan are ignored: "
                        + ", ".join(self.extra[:5]) + (" ..." if len(self.extra) > 5 else ""))
         return out
+
+
+# ------------------------------------------------------------------------------- study.json
+# study.json carries its own SHA-256 ("sha256": over its canonical JSON without that key), so any
+# change after kaartlab wrote it (a flipped bit in the seed, the fingerprint, a policy name, the
+# integrity key) is found by everything that reads it: verify, resume, trace and reports
+# (reports/dataset.py reads it through load_manifest too). A manifest without a seal is one written
+# before seals (2026-12-03): with batch records it must agree with what the batch files say of
+# themselves (their fingerprint, study head and arm), else it is damaged.
+MANIFEST = "study.json"
+SEAL = "sha256"
+MANIFEST_KEYS = {"kaartlab_dataset", "fingerprint", "study", "games", "provenance", "integrity",
+                 "searches", "stopped", SEAL}
+MAX_MANIFEST_BYTES = 256 << 20  # a search's or sweep's thousands of arms stay far below
+MAX_RECORD_BYTES = 1 << 20
+HEAD = ("name", "seed", "games", "batch_size")  # pipelines/batch.py: a batch file's kaartlab.study_head
+
+
+class DamagedManifest(ValueError):
+    """study.json cannot be trusted: the reason, in one line."""
+
+
+def _canonical(manifest: dict) -> bytes:
+    body = {k: v for k, v in manifest.items() if k != SEAL}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def seal(manifest: dict) -> dict:
+    """The manifest with its own SHA-256 (see above)."""
+    return {**{k: v for k, v in manifest.items() if k != SEAL}, SEAL: hashlib.sha256(_canonical(manifest)).hexdigest()}
+
+
+def manifest_bytes(manifest: dict) -> bytes:
+    """What study.json holds: the sealed manifest, indented."""
+    return json.dumps(seal(manifest), indent=2).encode()
+
+
+def read_bounded(fs: pafs.FileSystem, path: str, limit: int, what: str) -> bytes:
+    """A regular file's bytes, at most ``limit`` of them: its kind and size are checked before it is
+    opened (a FIFO would block, /dev/zero never end) and no more than limit + 1 bytes are read.
+    FileNotFoundError when absent; ValueError naming the problem otherwise."""
+    if isinstance(fs, pafs.LocalFileSystem):
+        import stat
+
+        mode = os.stat(path).st_mode  # FileNotFoundError as asked
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{what} {path!r} is not a regular file")
+        size = os.stat(path).st_size
+    else:
+        info = fs.get_file_info(path)
+        if info.type == pafs.FileType.NotFound:
+            raise FileNotFoundError(path)
+        if info.type != pafs.FileType.File:
+            raise ValueError(f"{what} {path!r} is not a file")
+        size = info.size or 0
+    if size > limit:
+        raise ValueError(f"{what} {path!r} is larger than {limit:,} bytes")
+    with fs.open_input_stream(path) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{what} {path!r} is larger than {limit:,} bytes")
+    return data
+
+
+def load_manifest(fs: pafs.FileSystem, root: str) -> dict | None:
+    """study.json of the dataset at ``root``, its seal checked: None when there is none;
+    DamagedManifest (one line: why) when it cannot be read, is not a manifest or does not match its
+    own SHA-256."""
+    path = f"{root.rstrip('/')}/{MANIFEST}"
+    try:
+        raw = read_bounded(fs, path, MAX_MANIFEST_BYTES, MANIFEST)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise DamagedManifest(f"cannot be read ({exc})") from None
+    try:
+        manifest = json.loads(raw.decode())
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise DamagedManifest(f"cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), dict):
+        raise DamagedManifest("is not a kaartlab manifest")
+    unknown = sorted(set(manifest) - MANIFEST_KEYS)
+    if unknown:
+        raise DamagedManifest(f"has a key no kaartlab writes ({unknown[0]!r})")
+    if SEAL in manifest and manifest[SEAL] != seal(manifest)[SEAL]:
+        raise DamagedManifest("does not match its own SHA-256 (changed after kaartlab wrote it)")
+    return manifest
+
+
+def file_metadata(fs: pafs.FileSystem, path: str) -> dict[bytes, bytes]:
+    """A batch file's schema metadata (its footer only)."""
+    import pyarrow.parquet as pq
+
+    with fs.open_input_file(path) as f:
+        return pq.ParquetFile(f).schema_arrow.metadata or {}
+
+
+def manifest_from_batches(fs: pafs.FileSystem, root: str) -> dict | None:
+    """What the batch files say of their study, from one file per arm: its fingerprint, head and
+    each arm (files written before 2026-12-03 carry the whole study); None without such files."""
+    root = root.rstrip("/")
+    head, arms, fingerprint, records = None, {}, None, False
+    folders = sorted(i.path for i in fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
+                     if i.type == pafs.FileType.Directory)
+    for folder in folders:
+        infos = fs.get_file_info(pafs.FileSelector(folder))
+        records = records or any(i.base_name.endswith(".parquet" + RECORD_SUFFIX) for i in infos)
+        files = sorted(i.path for i in infos if i.type == pafs.FileType.File and _BATCH_RE.match(i.base_name))
+        for path in files[:3]:  # a damaged first file: the next says the same
+            try:
+                meta = file_metadata(fs, path)
+            except Exception:  # noqa: BLE001 - an unreadable footer says nothing
+                continue
+            fingerprint = fingerprint or meta.get(b"kaartlab.fingerprint", b"").decode() or None
+            if b"kaartlab.study" in meta:
+                return {"study": json.loads(meta[b"kaartlab.study"]), "fingerprint": fingerprint, "games": {},
+                        **({"integrity": INTEGRITY} if records else {})}
+            if b"kaartlab.arm_spec" in meta:
+                head = head or json.loads(meta[b"kaartlab.study_head"])
+                arms[int(meta[b"kaartlab.arm_index"])] = json.loads(meta[b"kaartlab.arm_spec"])
+            break
+    if head is None:
+        return None
+    # with records, what they vouch for is checked as for any dataset (an unsealed description)
+    return {"study": {**head, "arms": [arms[k] for k in sorted(arms)]}, "fingerprint": fingerprint, "games": {},
+            **({"integrity": INTEGRITY} if records else {})}
+
+
+def _check_description(fs, root: str, manifest: dict, arms: dict, has_records: bool) -> None:
+    """DamagedManifest when the integrity key is not this scheme's while records exist, or when an
+    unsealed manifest disagrees with what its good batch files say of themselves."""
+    key = manifest.get("integrity")
+    if key is not None and key != INTEGRITY:
+        raise DamagedManifest(f"names an integrity scheme kaartlab does not know ({key!r})")
+    if key is None:
+        if has_records or SEAL in manifest:
+            raise DamagedManifest("lacks its integrity key, yet the batches carry records")
+        return
+    if SEAL in manifest:
+        return
+    study, fingerprint = manifest["study"], manifest.get("fingerprint")
+    if not any(a.good for a in arms.values()) and has_records:
+        raise DamagedManifest(f"names fingerprint {fingerprint!r}, which no batch record carries")
+    by_name = {a.get("name"): a for a in study.get("arms", [])}
+    for state in arms.values():
+        if not state.good:
+            continue
+        path = f"{root}/{batch_relpath(state.name, min(state.good))}"
+        try:
+            meta = file_metadata(fs, path)
+        except Exception:  # noqa: BLE001 - its bytes verified; a footer that does not read is bad data
+            continue
+        said = {k.decode(): v.decode() for k, v in meta.items() if k.startswith(b"kaartlab.")}
+        if said.get("kaartlab.fingerprint") != fingerprint:
+            raise DamagedManifest(f"names fingerprint {fingerprint!r}; arm {state.name}'s batches say "
+                                  f"{said.get('kaartlab.fingerprint')!r}")
+        if "kaartlab.study_head" in said:
+            head = json.loads(said["kaartlab.study_head"])
+            for key in HEAD:
+                if key == "games" and "stop" in study:
+                    continue  # a stopping study's files name its cap; study.json the games played
+                if study.get(key) != head.get(key):
+                    raise DamagedManifest(f"says {key}={study.get(key)!r}, its batch files {head.get(key)!r}")
+            if json.loads(said["kaartlab.arm_spec"]) != by_name.get(state.name):
+                raise DamagedManifest(f"describes arm {state.name!r} otherwise than its batch files do")
 
 
 MAX_PLANNED = 10**12  # games per arm a manifest may plan (sim.spec.MAX_GAMES)
@@ -221,7 +387,6 @@ def check(fs: pafs.FileSystem, root: str, manifest: dict, deep: bool = False,
     fingerprint = manifest.get("fingerprint")
     if not isinstance(fingerprint, str):
         fingerprint = None
-    legacy = manifest.get("integrity") != INTEGRITY
     extents = arm_extents(study, games, size)
     arms = {name: ArmState(name, batches_per_arm(extents[name][0], extents[name][2]), extents[name][0])
             for name in names}
@@ -241,6 +406,8 @@ def check(fs: pafs.FileSystem, root: str, manifest: dict, deep: bool = False,
             files[rel] = info
         else:
             extra.append(rel)
+    has_records = any(rel.endswith(RECORD_SUFFIX) for rel in files)
+    legacy = manifest.get("integrity") is None and SEAL not in manifest and not has_records
     for rel in sorted(files):
         if rel.endswith(RECORD_SUFFIX):
             base = rel[:-len(RECORD_SUFFIX)]
@@ -265,7 +432,40 @@ def check(fs: pafs.FileSystem, root: str, manifest: dict, deep: bool = False,
             arms[arm].bad.append(Problem(rel, reason))
         else:
             arms[arm].good[index] = rows
-    return Integrity(arms, sorted(extra), sorted(temporary), legacy)
+    if not legacy:
+        _check_description(fs, root, manifest, arms, has_records)
+    return Integrity(arms, sorted(extra), sorted(temporary), legacy, _check_data(fs, root, study))
+
+
+MAX_DATA_BYTES = 1 << 20  # sim/spec.py's bound on a data file (this module imports nothing of sim)
+
+
+def _check_data(fs, root: str, study: dict) -> list[Problem]:
+    """Every copy under data/ that an arm names: its file name carries the first 16 hex digits of
+    the SHA-256 study.json records, and its bytes have that SHA-256."""
+    problems, seen = [], set()
+    for arm in study.get("arms", []):
+        for name, entry in (arm.get("data") or {}).items() if isinstance(arm.get("data"), dict) else ():
+            rel = entry.get("file") if isinstance(entry, dict) else None
+            sha = entry.get("sha256") if isinstance(entry, dict) else None
+            if not isinstance(rel, str) or not isinstance(sha, str) or rel in seen:
+                continue
+            seen.add(rel)
+            base = rel.split("/", 1)[-1]
+            if not rel.startswith("data/") or "/" in base or not base.startswith(f"{name}-{sha[:16]}."):
+                problems.append(Problem(rel, f"is not where a copy of {name} {sha[:16]} belongs"))
+                continue
+            try:
+                data = read_bounded(fs, f"{root}/{rel}", MAX_DATA_BYTES, "data copy")
+            except FileNotFoundError:
+                problems.append(Problem(rel, "the data copy is missing"))
+                continue
+            except (OSError, ValueError) as exc:
+                problems.append(Problem(rel, f"unreadable ({exc})"))
+                continue
+            if hashlib.sha256(data).hexdigest() != sha:
+                problems.append(Problem(rel, "content does not match the SHA-256 in its name and study.json"))
+    return problems
 
 
 def _check_one(fs, root, rel, info, record_info, arm, index, start, count, fingerprint, legacy,
@@ -276,8 +476,8 @@ def _check_one(fs, root, rel, info, record_info, arm, index, start, count, finge
             return _check_footer(fs, path, start, count, fingerprint)
         return "no record (cut off while written, or not written by kaartlab)", 0
     try:
-        with fs.open_input_stream(f"{root}/{record_relpath(rel)}") as f:
-            record = json.loads(f.read().decode())
+        record = json.loads(read_bounded(fs, f"{root}/{record_relpath(rel)}", MAX_RECORD_BYTES,
+                                         "record").decode())
         expected = {"arm": arm, "index": index, "start": start, "count": count, "rows": count}
         for key, value in expected.items():
             if record.get(key) != value:
@@ -285,7 +485,7 @@ def _check_one(fs, root, rel, info, record_info, arm, index, start, count, finge
         if fingerprint and record.get("fingerprint") != fingerprint:
             return f"record is of study {record.get('fingerprint')}, not {fingerprint}", 0
         want_bytes, want_sha = int(record["bytes"]), str(record["sha256"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return f"unreadable record ({type(exc).__name__})", 0
     if info.size != want_bytes:
         return f"{info.size} bytes, its record says {want_bytes} (truncated or replaced)", 0

@@ -42,6 +42,7 @@ class RunResult:
     resumed: bool
     redone: list[str] = field(default_factory=list)  # batch files that failed verification
     taken_over: dict | None = None  # the dead driver whose lock this run took over
+    repaired: str | None = None  # why study.json was rewritten from this study (its batches prove it)
 
     @property
     def games_per_second(self) -> float:
@@ -181,11 +182,12 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     resume = command or "the same command"
     recorded = 0
     if study.stop is not None:  # study.json plans only the games played so far (pipelines/stopping.py)
-        recorded = ((directory.read_manifest() or {}).get("study") or {}).get("games", 0)
+        recorded = 0 if directory.repair else ((directory.read_manifest() or {}).get("study") or {}).get("games", 0)
         pilot, _ = study.stop.batches(study.batch_size)
         study = replace(study, games=max(recorded, pilot * study.batch_size))
     with StudyLock(directory, command) as lock:
         resumed = directory.prepare(study, command)
+        repaired = directory.repair
         session = Session(directory, workers, address, progress, resume, before_play, study.name)
         try:
             announce = None
@@ -207,7 +209,7 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
         finally:
             session.close()
     return RunResult(directory.display, session.batches_run, session.batches_skipped, session.games_run,
-                     session.seconds, resumed, session.redone, lock.taken_over)
+                     session.seconds, resumed, session.redone, lock.taken_over, repaired)
 
 
 # ---------------------------------------------------------------------------------------- Ray

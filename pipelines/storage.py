@@ -56,6 +56,7 @@ class StudyDir:
         except (pa.ArrowInvalid, OSError) as exc:
             raise SpecError(f"output path {text!r} cannot be used: {exc}") from None
         self.display = text
+        self.repair: str | None = None  # check(): why study.json is rewritten on resume
         self.local = isinstance(self.fs, pafs.LocalFileSystem)
         if not self.local:
             self._probe()
@@ -90,18 +91,28 @@ class StudyDir:
         return self.fs.get_file_info(self.path(relpath) if relpath else self.root)
 
     def read_manifest(self) -> dict | None:
-        if self._info(MANIFEST).type != pafs.FileType.File:
-            return None
+        """study.json, its own SHA-256 checked (pipelines/integrity.py); None when there is none."""
         try:
-            with self.fs.open_input_stream(self.path(MANIFEST)) as f:
-                manifest = json.loads(f.read().decode())
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise SpecError(f"{self.display}/{MANIFEST} cannot be read ({type(exc).__name__}: "
-                            f"{str(exc)[:200]}): the directory is damaged; choose a new --out") from None
-        if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), dict):
-            raise SpecError(f"{self.display}/{MANIFEST} is not a kaartlab manifest: the directory "
-                            "is damaged; choose a new --out")
-        return manifest
+            return integrity.load_manifest(self.fs, self.root)
+        except integrity.DamagedManifest as exc:
+            raise SpecError(self.damaged(str(exc))) from None
+
+    def damaged(self, reason: str) -> str:
+        return (f"{self.display}/{MANIFEST} {reason}: the study's description is damaged; rerun the command "
+                "that wrote the dataset (it is rewritten when the batch files prove that study) or choose a new --out")
+
+    def damage(self) -> str | None:
+        """Why study.json cannot be trusted (unreadable, not matching its own SHA-256, or not what the
+        batch files say of themselves), or None."""
+        try:
+            manifest = integrity.load_manifest(self.fs, self.root)
+            if manifest is not None:
+                integrity.check(self.fs, self.root, manifest, hashes=False)
+        except integrity.DamagedManifest as exc:
+            return str(exc)
+        except (KeyError, TypeError, ValueError) as exc:
+            return f"lacks the study's plan ({exc})"
+        return None
 
     def check(self, study: StudySpec) -> bool:
         """Can this study be written here? True when the directory already holds it (resume).
@@ -111,6 +122,16 @@ class StudyDir:
         info = self._info()
         if info.type == pafs.FileType.File:
             raise SpecError(f"output path {self.display!r} is a file, not a directory")
+        self.repair = None
+        reason = self.damage() if self._info(MANIFEST).type != pafs.FileType.NotFound else None
+        if reason is not None:
+            proof = integrity.manifest_from_batches(self.fs, self.root)
+            proven = proof["fingerprint"] if proof else None
+            if proof is not None and proven != study.fingerprint():
+                raise SpecError(f"{self.damaged(reason)}; its batch files are of study {proven}, not this "
+                                f"one ({study.name!r}, {study.fingerprint()})")
+            self.repair = reason  # prepare rewrites it from this study, which its batch files prove
+            return True
         manifest = self.read_manifest()
         if manifest is not None:
             if manifest.get("kaartlab_dataset") != FORMAT:
@@ -138,17 +159,41 @@ class StudyDir:
         """Claim the directory for this study (see check). Returns True when resuming.
         The caller holds the directory's lock (pipelines/lock.py)."""
         if self.check(study):
-            self._refresh_report_part(study)
+            if self.repair is not None:
+                self._write_manifest(manifest_for(study, command))
+            else:
+                self._refresh_report_part(study)
+            self._restore_data(study)
             return True
         try:
             self.fs.create_dir(self.root, recursive=True)
             self.fs.create_dir(self.path("data"), recursive=True)
             for value in {d.relpath: d for arm in study.arms for d in arm.data}.values():
                 self._write_atomic(value.relpath, value.text.encode())  # the dataset replays anywhere
-            self._write_atomic(MANIFEST, json.dumps(manifest_for(study, command), indent=2).encode())
+            self._write_atomic(MANIFEST, integrity.manifest_bytes(manifest_for(study, command)))
         except OSError as exc:
             raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
         return False
+
+    def _write_manifest(self, manifest: dict) -> None:
+        try:
+            self._write_atomic(MANIFEST, integrity.manifest_bytes(manifest))
+        except OSError as exc:
+            raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
+
+    def _restore_data(self, study: StudySpec) -> None:
+        """A resumed run writes back any data copy that is missing or does not match its hash."""
+        try:
+            problems = integrity._check_data(self.fs, self.root, study.to_dict())
+        except OSError:
+            return
+        values = {d.relpath: d for arm in study.arms for d in arm.data}
+        for problem in problems:
+            if problem.relpath in values:
+                try:
+                    self._write_atomic(problem.relpath, values[problem.relpath].text.encode())
+                except OSError as exc:
+                    raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
 
     def _refresh_report_part(self, study: StudySpec) -> None:
         """A resumed study whose file changed only what changes no row (its description, questions or
@@ -163,7 +208,7 @@ class StudyDir:
             if key in fresh:
                 manifest["study"][key] = fresh[key]
         try:
-            self._write_atomic(MANIFEST, json.dumps(manifest, indent=2).encode())
+            self._write_atomic(MANIFEST, integrity.manifest_bytes(manifest))
         except OSError as exc:
             raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
 
@@ -183,7 +228,7 @@ class StudyDir:
         if stopped is not None:  # why and when a [stop] study stopped (pipelines/stopping.py)
             manifest["stopped"] = stopped
         try:
-            self._write_atomic(MANIFEST, json.dumps(manifest, indent=2).encode())
+            self._write_atomic(MANIFEST, integrity.manifest_bytes(manifest))
         except OSError as exc:
             raise SpecError(f"cannot write to output directory {self.display!r}: {exc}") from None
 
@@ -220,13 +265,18 @@ class StudyDir:
             arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
             searches = tuple(SearchSpec.from_dict(d, read=self.read_file) for d in data.get("search") or ())
             extents = tuple(e for e in (Extent.from_arm_dict(a) for a in data["arms"]) if e is not None)
-            return StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
-                             searches=searches, extents=extents).with_report_part(data)
+            study = StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms,
+                              searches=searches, extents=extents).with_report_part(data)
         except SpecError as exc:
             raise SpecError(f"{self.display}/{MANIFEST}: {exc}") from None
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise SpecError(f"{self.display}/{MANIFEST} does not describe a study ({type(exc).__name__}: "
                             f"{exc}): the directory is damaged") from None
+        if "stop" not in data and study.fingerprint() != manifest.get("fingerprint"):  # [stop]: games left out
+            raise SpecError(self.damaged(f"names fingerprint {manifest.get('fingerprint')!r}, its own study "
+                                         f"has {study.fingerprint()!r}"))
+        self.integrity(hashes=False)  # its description against what the batch files say (unsealed ones)
+        return study
 
     def integrity(self, hashes: bool = True, deep: bool = False) -> integrity.Integrity:
         """Every batch file checked against its record and the plan (pipelines/integrity.py)."""
@@ -235,6 +285,8 @@ class StudyDir:
             raise SpecError(f"{self.display!r} holds no {MANIFEST}: not a kaartlab study directory")
         try:
             return integrity.check(self.fs, self.root, manifest, deep=deep, hashes=hashes)
+        except integrity.DamagedManifest as exc:
+            raise SpecError(self.damaged(str(exc))) from None
         except (KeyError, TypeError, ValueError) as exc:
             raise SpecError(f"{self.display}/{MANIFEST} lacks the study's plan ({exc}): the "
                             "directory is damaged") from None

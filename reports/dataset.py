@@ -5,9 +5,7 @@ machine that only has the dataset.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
@@ -15,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipelines import integrity as _integrity
 from reports import text
 
 COMMON_COLUMNS = ("arm", "game", "players", "winner_mask", "n_winners", "turns", "rounds", "score")
@@ -26,12 +25,16 @@ class ReportError(Exception):
     """The directory is not a readable kaartlab dataset."""
 
 
+def _damaged(root: Path, reason: str) -> str:
+    return (f"{root}/study.json {reason}: the study's description is damaged and is not reported on; rerun "
+            "the command that wrote the dataset (it is rewritten when the batch files prove that study)")
+
+
 # -- batch records ----------------------------------------------------------------------------------
-# The pipeline writes <arm>/batch-000123.parquet.json beside each batch (pipelines/integrity.py, which
-# `kaartlab verify` runs). Reports read the records themselves, as they read study.json themselves:
-# only the files, never the simulator. tests/test_reliability.py checks that both refuse the same files.
-RECORDS = "sha256-sidecar-1"
-_BATCH_RE = re.compile(r"^batch-(\d{6,})\.parquet$")
+# The pipeline writes <arm>/batch-000123.parquet.json beside each batch and seals study.json with its
+# own SHA-256. Reports check both with the one implementation `kaartlab verify` and resume use,
+# pipelines/integrity.py: plain pyarrow and hashlib, importing nothing of the pipeline or the
+# simulator (tests/test_reports.py holds it to that), so reports still need only the files.
 
 
 @dataclass
@@ -41,84 +44,20 @@ class Checked:
     good: dict[str, list[str]]  # arm -> relative paths of the batch files that verify, in order
     bad: list[str]  # "relpath: reason"
     missing: dict[str, int]  # arm -> planned batch files that are absent
+    legacy: bool = False  # written before batch records: nothing could be verified
 
 
 def check_batches(root: Path, manifest: dict) -> Checked:
-    """Each planned batch file of each arm against its record: the record's arm, index, first game,
-    game and row counts and the study's fingerprint as planned, the file's size and SHA-256 as
-    recorded. Files outside the plan are ignored."""
-    study = manifest["study"]
-    games, size = study["games"], study["batch_size"]
-    if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10**12 for v in (games, size)):
-        raise ValueError(f"games={games!r}, batch_size={size!r}")
-    names = [a["name"] for a in study["arms"]]
-    if not all(isinstance(n, str) and n and "/" not in n for n in names):
-        raise ValueError("arm names")
-    plans = arm_plans(study, games, size)
-    fingerprint = manifest.get("fingerprint")
-    out = Checked({n: plans[n][0] for n in names}, {n: 0 for n in names}, {n: [] for n in names}, [], {})
-    for arm in names:
-        arm_games, first, arm_size = plans[arm]
-        per_arm = -(-arm_games // arm_size)
-        found = {}
-        folder = root / arm
-        for path in folder.glob("batch-*.parquet*") if folder.is_dir() else ():
-            name = path.name[:-5] if path.name.endswith(".parquet.json") else path.name
-            match = _BATCH_RE.match(name)
-            if match and int(match.group(1)) < per_arm:
-                found[int(match.group(1))] = name
-        for index in sorted(found):
-            rel = f"{arm}/{found[index]}"
-            count = min(arm_size, arm_games - index * arm_size)
-            reason = _check_batch(root / rel, arm, index, first + index * arm_size, count, fingerprint)
-            if reason:
-                out.bad.append(f"{rel}: {reason}")
-            else:
-                out.good[arm].append(rel)
-                out.games[arm] += count
-        out.missing[arm] = per_arm - len(found)
-    return out
+    """Each planned batch file of each arm against its record, the data copies against their
+    hashes, and an unsealed study.json against what its batch files say (pipelines/integrity.py).
+    Files outside the plan are ignored. DamagedManifest when study.json cannot be trusted."""
+    import pyarrow.fs as pafs
 
-
-def arm_plans(study: dict, games: int, size: int) -> dict[str, tuple[int, int, int]]:
-    """Per arm (games, first game, batch size): the study's games from 0 in its batches, or the
-    plan a search arm's entry carries (docs/search.md)."""
-    out = {}
-    for a in study["arms"]:
-        plan = (a.get("games"), a.get("first", 0), a.get("batch_size")) if "search" in a else (games, 0, size)
-        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10**12 for v in plan) \
-                or plan[0] < 1 or plan[2] < 1:
-            raise ValueError(f"arm {a['name']!r}: games, first, batch_size = {plan!r}")
-        out[a["name"]] = plan
-    return out
-
-
-def _check_batch(path: Path, arm: str, index: int, start: int, count: int, fingerprint) -> str | None:
-    record_path = path.with_name(path.name + ".json")
-    if not record_path.exists():
-        return "no record (cut off while written, or not written by kaartlab)"
-    if not path.exists():
-        return "its record exists but the file is missing"
-    try:
-        record = json.loads(record_path.read_text())
-        expected = {"arm": arm, "index": index, "start": start, "count": count, "rows": count}
-        for key, value in expected.items():
-            if record.get(key) != value:
-                return f"record says {key}={record.get(key)!r}, the plan {value!r}"
-        if fingerprint and record.get("fingerprint") != fingerprint:
-            return f"record is of study {record.get('fingerprint')}, not {fingerprint}"
-        want_bytes, want_sha = int(record["bytes"]), str(record["sha256"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        return f"unreadable record ({type(exc).__name__})"
-    if path.stat().st_size != want_bytes:
-        return f"{path.stat().st_size} bytes, its record says {want_bytes} (truncated or replaced)"
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    if digest.hexdigest() != want_sha:
-        return "content does not match its SHA-256 (changed after it was written)"
-    return None
+    state = _integrity.check(pafs.LocalFileSystem(), str(Path(root).resolve()), manifest)
+    arms = state.arms.values()
+    return Checked({a.name: a.planned_games for a in arms}, {a.name: a.games for a in arms},
+                   {a.name: [_integrity.batch_relpath(a.name, i) for i in sorted(a.good)] for a in arms},
+                   [str(p) for p in state.bad], {a.name: a.missing_count for a in arms}, state.legacy)
 
 
 @dataclass
@@ -308,42 +247,34 @@ class Dataset:
 
     # -- manifest ---------------------------------------------------------------------------------
     def _read_manifest(self) -> dict:
-        path = self.root / "study.json"
-        if path.exists():
-            try:
-                manifest = json.loads(path.read_text())
-            except (OSError, UnicodeDecodeError, ValueError) as exc:
-                raise ReportError(f"{path} cannot be read ({type(exc).__name__}): the dataset is damaged") from None
-            if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), dict):
-                raise ReportError(f"{path} is not a kaartlab manifest")
+        import pyarrow.fs as pafs
+
+        fs, root = pafs.LocalFileSystem(), str(self.root.resolve())
+        try:
+            manifest = _integrity.load_manifest(fs, root)
+        except _integrity.DamagedManifest as exc:
+            raise ReportError(_damaged(self.root, str(exc))) from None
+        if manifest is not None:
             return manifest
         # A directory without study.json: every batch file carries its study's head and its own arm
         # (older files: the whole study), so one file per arm describes the study.
-        import pyarrow.parquet as pq
-
-        head, arms, fingerprint = None, {}, None
-        for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
-            files = sorted(folder.glob(BATCH_GLOB))
-            meta = (pq.read_schema(files[0]).metadata or {}) if files else {}
-            fingerprint = fingerprint or meta.get(b"kaartlab.fingerprint", b"").decode() or None
-            if b"kaartlab.study" in meta:
-                return {"study": json.loads(meta[b"kaartlab.study"]), "fingerprint": fingerprint, "games": {}}
-            if b"kaartlab.arm_spec" in meta:
-                head = head or json.loads(meta[b"kaartlab.study_head"])
-                arms[int(meta[b"kaartlab.arm_index"])] = json.loads(meta[b"kaartlab.arm_spec"])
-        if head is None:
+        manifest = _integrity.manifest_from_batches(fs, root)
+        if manifest is None:
             raise ReportError(f"{self.root}: no study.json and no batch files with kaartlab metadata")
-        return {"study": {**head, "arms": [arms[k] for k in sorted(arms)]}, "fingerprint": fingerprint, "games": {}}
+        return manifest
 
     # -- integrity --------------------------------------------------------------------------------
     @cached_property
     def integrity(self) -> "Checked | None":
         """Every batch file checked against its record and the plan (the records pipelines write,
         docs/reliability.md); None for a dataset written before records, read as it is."""
-        if self.manifest.get("integrity") != RECORDS:
-            return None
+        if "integrity" not in self.manifest and _integrity.SEAL not in self.manifest \
+                and not any(self.root.glob("*/batch-*.parquet.json")):
+            return None  # written before batch records (or rebuilt from batch files): read as it is
         try:
             return check_batches(self.root, self.manifest)
+        except _integrity.DamagedManifest as exc:
+            raise ReportError(_damaged(self.root, str(exc))) from None
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{self.root}/study.json lacks the study's plan ({exc}): the dataset is damaged") from None
 

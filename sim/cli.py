@@ -494,6 +494,9 @@ def _execute(study, args, full=None) -> int:
 
         print(f"note: took over the lock of a driver that is no longer running "
               f"({describe(result.taken_over)})")
+    if result.repaired:
+        print(f"note: {result.out}/study.json {result.repaired}; rewritten from this study, which its batch "
+              "files prove")
     if result.redone:
         print(f"redid {len(result.redone)} batch file(s) that failed verification: "
               + "; ".join(result.redone[:5]) + (" ..." if len(result.redone) > 5 else ""))

@@ -197,6 +197,82 @@ def test_report_on_a_damaged_manifest_is_one_error(tmp_path, capsys):
         build_report(out)
 
 
+# ------------------------------------------------------------------------------- the description
+
+# One change each to a written study.json, as a flipped bit or a hand edit would make it: every
+# reader refuses it in one line, and rerunning the study's command rewrites it from the study, which
+# the batch files prove. (The toy's threshold is `tricks`; "greedz" is the player that never played.)
+FLIPS = {
+    "seed": lambda m: m["study"].update(seed=4),
+    "games": lambda m: m["study"].update(games=4_001),
+    "rule": lambda m: m["study"]["arms"][0]["rules"].update(tricks=4),
+    "player": lambda m: m["study"]["arms"][0].update(policies=["greedz", "random", "greedy(bluff=0.2)"]),
+    "fingerprint": lambda m: m.update(fingerprint=m["fingerprint"][:-1] + ("0" if m["fingerprint"][-1] != "0" else "1")),
+    "integrity key flipped": lambda m: m.update(integrity="sha256-sidecar-0"),
+    "integrity key removed": lambda m: m.pop("integrity"),
+    "seal removed, seed changed": lambda m: (m.pop("sha256"), m["study"].update(seed=4)),
+    "seal removed, integrity key removed": lambda m: (m.pop("sha256"), m.pop("integrity")),
+}
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> Path:
+    return write(tmp_path_factory.mktemp("desc"), games=1_000)
+
+
+@pytest.mark.parametrize("flip", list(FLIPS))
+def test_a_damaged_study_json_is_refused_by_every_reader_and_repaired_by_resume(written, tmp_path, capsys, flip):
+    import shutil
+
+    out = tmp_path / "d"
+    shutil.copytree(written, out)
+    manifest = json.loads((out / "study.json").read_text())
+    FLIPS[flip](manifest)
+    (out / "study.json").write_text(json.dumps(manifest, indent=2))
+    for argv in (["verify", out], ["report", out], ["trace", "--dataset", out, "--arm", "a"]):
+        code, _, err = cli(capsys, *argv)
+        assert code == 2 and "study.json" in err and "damaged" in err, (flip, argv, err)
+        one_line_error(err)
+    with pytest.raises(SpecError, match="batch files are of study"):  # another study: refused, not rewritten
+        run_study(study(games=1_000, seed=5), out, workers=0, progress=False)
+    result = run_study(study(games=1_000), out, workers=0, progress=False)
+    assert result.repaired and result.batches_run == 0
+    assert cli(capsys, "verify", out, "--deep")[0] == 0
+    assert json.loads((out / "study.json").read_text())["study"] == json.loads((written / "study.json").read_text())["study"]
+
+
+def test_a_one_bit_flip_anywhere_in_study_json_is_found(written, tmp_path):
+    """Every 97th bit of study.json flipped in turn: each copy is refused (or still reads the same)."""
+    import shutil
+
+    raw = (written / "study.json").read_bytes()
+    out = tmp_path / "d"
+    shutil.copytree(written, out)
+    for bit in range(0, len(raw) * 8, 97):
+        data = bytearray(raw)
+        data[bit // 8] ^= 1 << (bit % 8)
+        (out / "study.json").write_bytes(bytes(data))
+        with pytest.raises(SpecError, match="study.json"):
+            StudyDir(out).integrity(hashes=False)
+
+
+def test_a_damaged_data_copy_is_found_and_rewritten(tmp_path, capsys):
+    deck = tmp_path / "deck.toml"
+    deck.write_text("values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]\n")
+    spec = StudySpec("decked", 1, 200, 100, (ArmSpec.make("toy", 2, data={"deck": deck}, name="a"),))
+    out = tmp_path / "d"
+    run_study(spec, out, workers=0, progress=False)
+    (copy,) = (out / "data").iterdir()
+    copy.write_text("values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]\n")
+    code, stdout, _ = cli(capsys, "verify", out)
+    assert code == 1 and f"data/{copy.name}: content does not match the SHA-256" in stdout
+    code, _, err = cli(capsys, "trace", "--dataset", out)
+    assert code == 2 and "does not match the hash its study recorded" in err
+    assert cli(capsys, "report", out)[0] == 2
+    run_study(spec, out, workers=0, progress=False)  # resume writes the copy back
+    assert cli(capsys, "verify", out)[0] == 0 and copy.read_text().endswith("12]\n")
+
+
 # ----------------------------------------------------------------------------------- one writer
 
 def test_a_second_driver_is_refused_while_the_first_holds_the_lock(tmp_path, capsys):
