@@ -243,10 +243,11 @@ class StudyDir:
         if relpath.startswith("/") or ".." in relpath.split("/"):
             raise SpecError(f"{relpath!r} is not a path inside the dataset")
         try:
-            with self.fs.open_input_stream(self.path(relpath)) as f:
-                return f.read()
+            return integrity.read_bounded(self.fs, self.path(relpath), integrity.MAX_DATA_BYTES, "data copy")
         except FileNotFoundError:
             raise SpecError(f"dataset {self.display!r} lacks {relpath}") from None
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
 
     def read_study(self) -> StudySpec:
         """The study this directory holds, data files taken from its own copies."""

@@ -109,6 +109,23 @@ def _load(path: str, what: str) -> dict:
     return data
 
 
+def _check_writable(path: str) -> None:
+    """--json PATH can be written: its directory is made and the file opened for appending (and
+    removed again when it did not exist), so a bad path fails before the suite runs."""
+    target = Path(path)
+    existed = target.exists()
+    try:
+        if target.is_dir():
+            raise IsADirectoryError(21, "Is a directory")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "a"):
+            pass
+    except OSError as exc:
+        raise SpecError(f"--json {path!r} cannot be written: {exc.strerror or exc}") from None
+    if not existed:
+        target.unlink()
+
+
 def cmd_bench(args) -> int:
     from sim.registry import games as registered
 
@@ -122,6 +139,9 @@ def cmd_bench(args) -> int:
     if args.list:
         print("\n".join(n for n in planned if compare.matches(n, patterns)))
         return 0
+    if args.json_path:
+        _check_writable(args.json_path)  # before minutes of measuring, not after
+    baseline = _load(args.compare, "baseline") if args.compare else None
     if args.results:
         result = _load(args.results, "results file")
     else:
@@ -137,11 +157,12 @@ def cmd_bench(args) -> int:
         print(f"({result['mode']} run: {result['seconds']:.0f} s; calibration "
               f"{result['calibration']['ops_per_s'] / 1e6:,.0f} Mop/s)")
     if args.json_path:
-        Path(args.json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json_path).write_text(json.dumps(result, indent=2) + "\n")
+        try:
+            Path(args.json_path).write_text(json.dumps(result, indent=2) + "\n")
+        except OSError as exc:
+            raise SpecError(f"--json {args.json_path!r} cannot be written: {exc}") from None
         print(f"results: {args.json_path}")
     if args.compare:
-        baseline = _load(args.compare, "baseline")
         outcome = compare.compare(baseline, result, args.tolerance, patterns)
         print()
         print(f"against {args.compare} ({baseline.get('mode', '?')} run of "

@@ -458,6 +458,8 @@ def _execute(study, args, full=None) -> int:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
     check_limits(study, None if cluster else args.workers)
+    if args.out is not None and not args.out.strip():
+        raise SpecError("--out is empty: give the study directory (or leave --out out for runs/<study name>)")
     out = args.out or str(Path("runs") / study.name)
     overridden = full is not None and full.games != study.games
     if overridden:
@@ -620,6 +622,8 @@ def _study_from_dataset(directory: str):
 
 
 def cmd_report(args) -> int:
+    if args.out is not None and not args.out.strip():
+        raise SpecError("--out is empty: give the report's directory (or leave --out out for the dataset's)")
     _write_report(args.dataset, args.out, skip_bad=args.skip_bad)
     return 0
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -27,10 +28,31 @@ MAX_DATA_BYTES = 1 << 20
 RESERVED_NAMES = {"study.json", "data", "report.html", "report.md", "summary.json"}
 
 
+MAX_STUDY_BYTES = 1 << 20
+
+
+def read_limited(path, limit: int, what: str) -> bytes:
+    """A regular file's bytes, at most ``limit``: its kind and size are checked before it is opened
+    (a FIFO would block, /dev/zero never end) and no more than limit + 1 bytes are read. A missing
+    file raises FileNotFoundError; anything else that is not a small regular file is a SpecError."""
+    import stat
+
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise SpecError(f"{what} {str(path)!r} is not a regular file")
+    if st.st_size > limit:
+        raise SpecError(f"{what} {str(path)!r} is larger than {limit:,} bytes")
+    with open(path, "rb") as f:
+        raw = f.read(limit + 1)
+    if len(raw) > limit:
+        raise SpecError(f"{what} {str(path)!r} is larger than {limit:,} bytes")
+    return raw
+
+
 def read_toml(path: Path, what: str) -> dict:
-    """A TOML file as a dict; a missing, unreadable or invalid file is a SpecError naming it."""
+    """A TOML file as a dict; a missing, unreadable, too large or invalid file is a SpecError naming it."""
     try:
-        return tomllib.loads(Path(path).read_text())
+        return tomllib.loads(read_limited(path, MAX_STUDY_BYTES, what).decode())
     except RecursionError:
         raise SpecError(f"{what} {str(path)!r} nests tables or arrays too deeply") from None
     except FileNotFoundError:
@@ -174,7 +196,7 @@ def load_data(info: Game, name: str, source, read=None) -> DataValue:
         return DataValue(name, hashlib.sha256(text.encode()).hexdigest(), text, item.parse(text),
                          item.suffix)
     try:
-        raw = read(str(source)) if read else Path(source).read_bytes()
+        raw = read(str(source)) if read else read_limited(source, MAX_DATA_BYTES, f"{name} file")
     except FileNotFoundError:
         raise SpecError(f"{name} file {str(source)!r} does not exist") from None
     except OSError as exc:

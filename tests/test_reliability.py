@@ -564,3 +564,36 @@ def test_out_of_bounds_command_lines_are_one_clear_error(tmp_path, capsys, argv,
         code, err = exit_.code, capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err, err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_device_a_fifo_or_a_huge_file_is_refused_before_it_is_read(tmp_path, capsys):
+    """Kind and size are checked before a study file, a deck or a data copy is opened, and at most
+    the limit is read: /dev/zero and a FIFO once read for ever (a FIFO blocked)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"# " + b"x" * (1 << 20) + b"\n")
+    cases = [(["study", "/dev/zero"], "is not a regular file"), (["study", fifo], "is not a regular file"),
+             (["study", big], "is larger than 1,048,576 bytes"), (["study", tmp_path], "is not a regular file")]
+    for deck, why in (("/dev/zero", "is not a regular file"), (fifo, "is not a regular file"),
+                      (big, "is larger than 1,048,576 bytes")):
+        cases.append((["run", "toy", "--players", "2", "--deck", deck, "--workers", "0", "--out", tmp_path / "o"], why))
+    for argv, why in cases:
+        began = time.monotonic()
+        code, _, err = cli(capsys, *argv)
+        assert code == 2 and why in err and time.monotonic() - began < 5, (argv, err)
+        one_line_error(err)
+
+
+def test_an_empty_out_and_an_unwritable_bench_json_are_refused_at_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for argv in (["run", "toy", "--games", "10", "--workers", "0", "--out", ""],
+                 ["report", tmp_path, "--out", " "]):
+        code, _, err = cli(capsys, *argv)
+        assert code == 2 and "--out is empty" in err, err
+        one_line_error(err)
+    assert not (tmp_path / "runs").exists()
+    began = time.monotonic()
+    code, _, err = cli(capsys, "bench", "--json", "/proc/nope/x.json", "--quick")
+    assert code == 2 and "--json '/proc/nope/x.json' cannot be written" in err and time.monotonic() - began < 5
+    one_line_error(err)
