@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.security import HTTPBearer
 
 from pipelines.service import pages
@@ -199,6 +199,7 @@ def create_app(config: Config) -> FastAPI:
             "finished": entry.finished if entry else None,
             "when": entry.submitted if entry else _mtime(root / "study.json"),
             "message": entry.message if entry else "", "returncode": entry.returncode if entry else None,
+            "runs": entry.runs if entry else None, "launched": entry.launched if entry else None,
             "progress": progress.to_dict(),
             "report_url": f"/studies/{id}/report" if report.is_file() and status not in ACTIVE else None,
             "page_url": f"/studies/{id}",

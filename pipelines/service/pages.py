@@ -166,13 +166,23 @@ def interval_svg(i: dict, width: int = 260, height: int = 26) -> str:
             f'<circle cx="{x(value):.1f}" cy="{mid}" r="4" fill="#fff" stroke="{colour}" stroke-width="2"/></svg>')
 
 
+def width(v: float) -> str:
+    """A half-width with three significant digits and no exponent (0.000320, 0.00398, 1.25)."""
+    if not math.isfinite(v):
+        return "n/a"
+    if v == 0:
+        return "0"
+    decimals = max(0, 2 - math.floor(math.log10(abs(v))))
+    return f"{v:.{decimals}f}"
+
+
 def number(v: float) -> str:
     if not math.isfinite(v):
         return "n/a"
     return f"{v:+.4f}" if abs(v) < 10 else f"{v:,.2f}"
 
 
-def intervals_html(live: dict | None) -> str:
+def intervals_html(live: dict | None, final: bool = False) -> str:
     if not live:
         return ""
     rows = live.get("intervals") or []
@@ -182,10 +192,10 @@ def intervals_html(live: dict | None) -> str:
     kind = ("anytime-valid confidence sequence" if live.get("kind") == "sequence" else "fixed-n interval")
     body = "".join(
         f'<tr><td class="l">{e(i["name"])}</td><td>{number(i["value"])}</td>'
-        f'<td class="l">{interval_svg(i)}</td><td>&plusmn;{i["half_width"]:.4g}</td>'
-        f'<td>&plusmn;{i["target"]:.4g}</td><td>{"yes" if i.get("reached") else "not yet"}</td><td>{count(i["games"])}</td></tr>'
+        f'<td class="l">{interval_svg(i)}</td><td>&plusmn;{width(i["half_width"])}</td>'
+        f'<td>&plusmn;{width(i["target"])}</td><td>{"yes" if i.get("reached") else "not yet"}</td><td>{count(i["games"])}</td></tr>'
         for i in rows)
-    return (f'<div class="tablewrap"><table><caption>Current intervals ({e(kind)}, '
+    return (f'<div class="tablewrap"><table><caption>{"Intervals on every game played" if final else "Current intervals"} ({e(kind)}, '
             f'{live.get("confidence", 0.95):.0%})</caption><thead><tr><th class="l">interval</th><th>estimate</th>'
             f'<th class="l">interval (dark) and target (band)</th><th>half-width</th><th>target</th><th>reached</th>'
             f'<th>games</th></tr></thead><tbody>{body}</tbody></table></div><p class="tnote">{e(note)}</p>')
@@ -207,7 +217,7 @@ def progress_fragment(s: dict) -> str:
             + (f'<div class="tablewrap"><table><caption>Games per arm (from the batch records)</caption><thead><tr>'
                f'<th class="l">arm</th><th class="l">game</th><th>played</th><th>planned</th><th class="l">progress</th></tr></thead>'
                f'<tbody>{arms}</tbody></table></div>' if arms else "")
-            + intervals_html(s.get("intervals")) + "</div>")
+            + intervals_html(s.get("intervals"), s["status"] not in ACTIVE) + "</div>")
 
 
 POLL = """<script>
@@ -215,7 +225,7 @@ POLL = """<script>
 var active=['queued','running','stopping'];if(active.indexOf(live.dataset.status)<0)return;
 function poll(){fetch(location.pathname+'/progress',{credentials:'same-origin'}).then(function(r){return r.text()}).then(function(t){
 var d=document.createElement('div');d.innerHTML=t;var n=d.firstElementChild;if(!n)return;
-if(active.indexOf(n.dataset.status)<0){location.reload();return}
+if(n.dataset.status!==live.dataset.status){location.reload();return}
 document.getElementById('live').replaceWith(n);setTimeout(poll,2000)}).catch(function(){setTimeout(poll,4000)})}
 setTimeout(poll,2000)})();
 </script>"""
@@ -238,7 +248,7 @@ def answers_html(summary: dict | None, study_id: str) -> str:
                     f'<a class="evidence" href="/studies/{e(study_id)}/report#{e(a.get("evidence") or "")}">evidence &rarr;</a></li>'
                     for a in answers)
     desc = summary.get("description") or ""
-    return (f'<section id="answers"><h2>Answers</h2>' + (f'<p class="description">{e(desc)}</p>' if desc else "")
+    return ('<section id="answers"><h2>Answers</h2>' + (f'<p class="description">{e(desc)}</p>' if desc else "")
             + f'<ol>{items}</ol></section>')
 
 

@@ -74,6 +74,7 @@ class Entry:
     message: str = ""
     resume: bool = False  # was running when the server stopped: started again first
     runs: int = 0  # how many times a child was started for it
+    launched: int = 0  # the queue-wide number of its last start (1, 2, ...: the order studies started in)
     history: list = field(default_factory=list)  # (time, status, message) of each change
 
     def to_dict(self) -> dict:
@@ -146,6 +147,7 @@ class Queue:
             if valid_id(entry.id) and path.stem == entry.id:
                 self.entries[entry.id] = entry
         self.seq = max((e.seq for e in self.entries.values()), default=0)
+        self.launches = max((e.launched for e in self.entries.values()), default=0)
         self.children: dict[str, subprocess.Popen] = {}
         self.closing = threading.Event()
         self.thread: threading.Thread | None = None
@@ -390,6 +392,8 @@ class Queue:
         entry.pid, entry.pid_start = child.pid, _process_start(child.pid)
         entry.started, entry.finished, entry.returncode = now(), None, None
         entry.runs += 1
+        self.launches += 1
+        entry.launched = self.launches
         self._set(entry, "running", "resuming" if entry.resume else "")
 
     def _finished(self, entry: Entry, code: int) -> None:
