@@ -23,6 +23,7 @@ from sim.errors import KernelError, SpecError
 from sim.spec import StudySpec
 
 CONNECT_TIMEOUT = float(os.environ.get("KAARTLAB_CONNECT_TIMEOUT", "10"))
+JOIN_TIMEOUT = float(os.environ.get("KAARTLAB_JOIN_TIMEOUT", "60"))  # ray.init once the GCS answered
 CAPACITY_WAIT_ENV = "KAARTLAB_CAPACITY_WAIT"  # seconds a cluster may have no CPU before the run ends
 RETRIES_ENV = "KAARTLAB_TASK_RETRIES"
 POLL_SECONDS = 2.0
@@ -230,10 +231,11 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
         _use_auth_token(_check_reachable(address), address)
         began = time.monotonic()
         try:
-            ray.init(address=address, logging_level="ERROR", log_to_driver=False,
-                     runtime_env=runtime_env)
+            _join_under_deadline(address, runtime_env)
         except SystemExit as exc:  # Ray's own SIGTERM handler, while it connects: ours decides
             _sigterm_during_init(exc, handler)
+            raise
+        except RunError:
             raise
         except ConnectionError as exc:
             raise RunError(
@@ -257,6 +259,42 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
                            "--workers 0 plays without Ray") from None
     _restore_sigterm(handler)
     return True
+
+
+def _join_under_deadline(address: str, runtime_env) -> None:
+    """ray.init(address) in a helper thread, waited for at most JOIN_TIMEOUT: a GCS that answers
+    but whose nodes this machine cannot reach (a head that advertises 127.0.0.1 to another host)
+    makes Ray retry for minutes. Its errors are raised here; past the deadline, one RunError (the
+    thread is left behind; the command ends)."""
+    import logging
+    import threading
+
+    import ray
+
+    outcome: dict = {}
+
+    def join() -> None:
+        try:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False, runtime_env=runtime_env)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            outcome["error"] = exc
+
+    quiet = logging.getLogger("ray._private.worker")  # "SIGTERM handler is not set ...": ours is
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    thread = threading.Thread(target=join, name="kaartlab-ray-join", daemon=True)
+    try:
+        thread.start()
+        thread.join(JOIN_TIMEOUT)
+    finally:
+        quiet.setLevel(level)
+    if thread.is_alive():
+        raise RunError(f"cannot join the Ray cluster at {address}: its GCS answered but the driver was not "
+                       f"connected within {JOIN_TIMEOUT:g} s (KAARTLAB_JOIN_TIMEOUT); the head or its nodes may "
+                       "advertise an address this machine cannot reach (a head started with --node-ip-address "
+                       "127.0.0.1, dialled from another host): start it with an address this machine reaches")
+    if "error" in outcome:
+        raise outcome["error"]
 
 
 def stop_ray(settled: bool = True) -> None:
@@ -372,9 +410,16 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0][:300] if text else type(exc).__name__
 
 
+# A gRPC server (Ray's GCS) answers the HTTP/2 client preface with a SETTINGS frame at once; a port
+# that accepts and never answers (another program, a stuck process) is told apart in seconds,
+# before Ray's own client, which waits 40 s and then lets ray.init retry for minutes.
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
 def _check_reachable(address: str) -> bool:
-    """A TCP connect to host:port under CONNECT_TIMEOUT: Ray itself retries an address where
-    nothing listens for minutes. True when the address is this machine's own."""
+    """A TCP connect to host:port and an HTTP/2 greeting, each under CONNECT_TIMEOUT: Ray itself
+    retries an address where nothing listens, or where something listens and never answers, for
+    minutes. True when the address is this machine's own."""
     if address == "auto":
         return True
     target = address.split("://", 1)[-1].rstrip("/")
@@ -384,7 +429,24 @@ def _check_reachable(address: str) -> bool:
                         "ray://HOST:PORT or auto")
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT) as conn:
-            return conn.getsockname()[0] == conn.getpeername()[0]
+            same = conn.getsockname()[0] == conn.getpeername()[0]
+            if address.startswith("ray://"):  # Ray Client: not spoken here, ray.init says
+                return same
+            conn.sendall(_H2_PREFACE)
+            try:
+                answer = conn.recv(9)
+            except TimeoutError:
+                raise RunError(f"cannot join a Ray cluster at {address}: something accepts connections there "
+                               f"but gave no answer within {CONNECT_TIMEOUT:g} s (KAARTLAB_CONNECT_TIMEOUT): "
+                               "not a Ray head's GCS port, or a stuck one; check the address (`ray status` on "
+                               "the head prints it)") from None
+            if len(answer) < 4 or answer[3] != 0x04:
+                raise RunError(f"cannot join a Ray cluster at {address}: what listens there is not a Ray "
+                               "head's GCS port (it does not speak gRPC); check the address (`ray status` on "
+                               "the head prints it)")
+            return same
+    except RunError:
+        raise
     except OSError as exc:
         why = "nothing listens there" if isinstance(exc, ConnectionRefusedError) else (
             f"no answer within {CONNECT_TIMEOUT:g} s" if isinstance(exc, TimeoutError)

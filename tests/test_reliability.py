@@ -506,6 +506,57 @@ def test_an_address_where_nothing_listens_fails_in_seconds(tmp_path, capsys):
     assert not (tmp_path / "y").exists()
 
 
+def test_an_address_that_accepts_and_never_answers_fails_in_seconds(tmp_path, capsys, monkeypatch):
+    """A port that accepts a connection and never answers (Ray's client waits 40 s there, then
+    ray.init retries for minutes), and one that answers but not in gRPC: one line each, exit 3,
+    within the connect deadline; nothing is written but the study's claim."""
+    import socket
+    import threading
+
+    import pipelines.run as run_module
+
+    monkeypatch.setattr(run_module, "CONNECT_TIMEOUT", 2.0)
+    silent, talker = socket.socket(), socket.socket()
+    for s in (silent, talker):
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+    held = []
+
+    def answer_http():
+        conn, _ = talker.accept()
+        held.append(conn)
+        conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+    threading.Thread(target=answer_http, daemon=True).start()
+    try:
+        for server, why in ((silent, "gave no answer within 2 s"), (talker, "does not speak gRPC")):
+            address = "127.0.0.1:%d" % server.getsockname()[1]
+            began = time.monotonic()
+            code, _, err = cli(capsys, "run", "toy", "--games", "100", "--out", tmp_path / "x",
+                               "--address", address, "--no-estimate")
+            assert code == 3 and time.monotonic() - began < 8 and why in err, err
+            one_line_error(err)
+            assert records(tmp_path / "x") == 0
+    finally:
+        for s in [silent, talker, *held]:
+            s.close()
+
+
+def test_joining_a_cluster_has_a_deadline(monkeypatch):
+    """ray.init(address) once the GCS answered (a head whose nodes advertise an address this
+    machine cannot reach retried for 4 min 49 s) is waited for at most KAARTLAB_JOIN_TIMEOUT."""
+    import ray
+
+    import pipelines.run as run_module
+
+    monkeypatch.setattr(run_module, "JOIN_TIMEOUT", 1.0)
+    monkeypatch.setattr(ray, "init", lambda **kw: time.sleep(30))
+    began = time.monotonic()
+    with pytest.raises(run_module.RunError, match="not connected within 1 s"):
+        run_module._join_under_deadline("127.0.0.1:1", None)
+    assert time.monotonic() - began < 3
+
+
 def test_an_object_store_without_network_fails_in_seconds(tmp_path, capsys, monkeypatch):
     """An unreachable store retries for minutes inside pyarrow; the first look has a time limit."""
     import pyarrow.fs as pafs

@@ -240,6 +240,27 @@ def test_every_worker_node_gone_ends_in_one_line_then_resumes(faults):
     faults.same_as_reference(out)
 
 
+def test_a_cluster_without_any_worker_node_ends_in_one_line_then_resumes(faults):
+    """The driver joins a cluster whose every worker node is gone (only the CPU-less head is left):
+    it connects within its deadlines, then ends in one line after KAARTLAB_CAPACITY_WAIT, nothing
+    written but the study's claim; once nodes are back the same command plays the study."""
+    out = faults.tmp / "no-workers"
+    for node in list(faults.nodes):
+        faults.remove(node)
+    try:
+        began = time.monotonic()
+        code, _, stderr = finish(faults.driver(out, KAARTLAB_CAPACITY_WAIT="3"), timeout=120)
+        assert code == 3 and time.monotonic() - began < 60, stderr
+        assert stderr.startswith("kaartlab: error: the Ray cluster has had no worker with a CPU for 3 s")
+        assert stderr.count("\n") == 1 and "0 of 60 batches are done and kept" in stderr, stderr
+        assert records(out) == 0
+    finally:
+        faults.nodes += [faults.add() for _ in range(2 - len(faults.nodes))]
+    code, stdout, stderr = finish(faults.driver(out))
+    assert code == 0, stderr
+    faults.same_as_reference(out)
+
+
 # ------------------------------------------------------------------- the README's ray start flow
 
 def free_port() -> int:
