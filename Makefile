@@ -5,10 +5,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: study test bench setup clean wizard-tables
+.PHONY: study test bench setup clean wizard-tables serve
 
 study: $(STAMP)
 	$(BIN)/kaartlab study examples/john-knut.toml --out runs/john-knut --report
+
+serve: $(STAMP)  # the web service on http://127.0.0.1:8000/ (docs/service.md)
+	$(BIN)/kaartlab serve --runs runs
 
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh

@@ -245,8 +245,8 @@ def create_app(config: Config) -> FastAPI:
         return sorted(studies, key=lambda s: (s["status"] not in ACTIVE, _neg(s.get("when") or "")))
 
     def submit(text: bytes | str, filename: str, priority: int) -> tuple[dict, bool]:
-        if len(text) > config.max_upload:
-            raise Refused(413, f"study file larger than {config.max_upload:,} bytes (kaartlab serve --max-upload)")
+        if len(text.encode() if isinstance(text, str) else text) > config.max_upload:  # the CLI's words for a file
+            raise Refused(413, f"study file {clean_filename(filename)!r} is larger than {config.max_upload:,} bytes")
         if not -1000 <= priority <= 1000:
             raise Refused(400, f"priority={priority}: expected a whole number -1000..1000")
         try:

@@ -376,6 +376,8 @@ class Queue:
     def _launch(self, entry: Entry) -> None:
         cmd = self.command(entry)
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        entry.pid, entry.pid_start = None, None
+        self._set(entry, "running", "starting")  # written first: a server killed now resumes it
         with open(self.log(entry.id), "ab") as log:
             log.write(f"--- {now()} {'resuming' if entry.runs else 'starting'}: kaartlab "
                       f"{' '.join(cmd[3:])}\n".encode())
