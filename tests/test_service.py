@@ -152,6 +152,12 @@ def test_study_names_and_file_names_stay_inside_the_runs_directory(tmp_path):
         assert response.status_code == 201 and response.json()["id"] == "evil"
         assert (tmp_path / "runs" / ".queue" / "evil.toml").is_file()
         assert not (tmp_path / "evil.toml").exists() and not Path("/tmp/evil.toml").exists()
+        # an upload through the form: named by its file's last part, and the browser goes to its page
+        upload = client.post("/submit", files={"file": ("C:\\studies\\upload-me.toml", text.encode(), "text/plain")},
+                             data={"toml": "", "priority": "2"}, follow_redirects=False)
+        assert upload.status_code == 303 and upload.headers["location"] == "/studies/upload-me"
+        entry = client.get("/api/studies/upload-me").json()
+        assert entry["priority"] == 2 and entry["spec"]["filename"] == "upload-me.toml"
 
 
 def test_an_oversized_upload_is_refused_before_it_is_read(tmp_path):

@@ -600,5 +600,9 @@ def serve(args) -> int:
              "reaches it can submit and stop") + "; Ctrl-C stops it", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                                            access_log=False, proxy_headers=True, timeout_graceful_shutdown=5))
-    server.run()
+    try:
+        server.run()  # uvicorn stops gracefully on Ctrl-C or SIGTERM, then raises the signal again
+    except KeyboardInterrupt:
+        pass
+    print("kaartlab serve: stopped; the studies that were running resume when it starts again", file=sys.stderr)
     return 0

@@ -333,8 +333,14 @@ class Queue:
                 child.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 child.kill()
+                child.wait(10)
         if self.thread is not None:
             self.thread.join(5)
+        with self.lock:  # what the runner did not reap: stays 'running', to resume first next time
+            for id, child in list(self.children.items()):
+                if child.poll() is not None:
+                    del self.children[id]
+                    self._finished(self.entries[id], child.returncode)
         try:
             self._server_lock.close()
         except OSError:
