@@ -311,37 +311,80 @@ def stop_ray(settled: bool = True) -> None:
 
 # A Ray that kaartlab starts is its own: ray.shutdown() stops it, and when the driver is killed
 # (SIGKILL) Ray's fate sharing stops the GCS, the raylet and the workers, but not its dashboard and
-# runtime-env agents (Ray 2.60: they outlive the driver by minutes). The reaper, a small process
-# started before ray.init, waits for the driver's end (its pipe closes, however the driver ends)
-# and then ends every process that carries this driver's OWNER_ENV token in its environment:
-# only processes of the Ray this driver started inherit it.
+# runtime-env agents (Ray 2.60: they outlive the driver until they notice their raylet is gone,
+# over 30 s on a loaded machine). The reaper, a small process started before ray.init, waits for the
+# driver's end (its pipe closes, however the driver ends) and then ends this Ray's processes: those
+# that carry this driver's OWNER_ENV token in their environment (only processes of the Ray this
+# driver started inherit it) and every process they started. The second part is needed because the
+# agents retitle themselves (setproctitle), which overwrites the environment /proc shows: the token
+# alone never found them. So while the driver runs, the reaper records the token's processes and
+# their descendants (by pid and start time, so a reused pid is never taken for one), most often in
+# the first 30 s, when Ray starts its agents, then every 10 s.
 OWNER_ENV = "KAARTLAB_RAY_OWNER"
 _REAPER = """
-import os, signal, sys, time
+import os, select, signal, sys, time
 token = sys.argv[1].encode()
-# until the driver's end closes the pipe; "shutdown" first when ray.shutdown() has run
-clean = sys.stdin.buffer.read() == b"shutdown"
-quiet = 0  # a dying Ray can still start an agent: stop after several empty looks in a row
-# (10 s of them after a killed driver: 1.6 s and then 4 s each once let a dashboard agent through
-# on a busy machine; after ray.shutdown() nothing starts any more, and 0.8 s spares every run 3 s)
-need = 2 if clean else 25
-for attempt in range(100):
-    time.sleep(0.4)
-    left = 0
+me = os.getpid()
+known = {}  # pid -> start time: this Ray's processes and every process they started
+
+
+def scan():
+    procs = {}  # pid -> (parent, start time, carries the token), zombies left out
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
+        if not name.isdigit() or int(name) == me:
             continue
         try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            if fields[0] == b"Z":
+                continue
             with open(f"/proc/{name}/environ", "rb") as f:
-                if token not in f.read().split(b"\\0"):
-                    continue
-            os.kill(int(name), signal.SIGKILL if attempt else signal.SIGTERM)
-            left += 1
-        except OSError:
-            pass
+                tokened = token in f.read().split(b"\\0")
+        except (OSError, IndexError):
+            continue
+        procs[int(name)] = (int(fields[1]), fields[19], tokened)
+    for pid, (parent, start, tokened) in procs.items():
+        if tokened:
+            known[pid] = start
+    grew = True
+    while grew:  # descendants of known processes that are still the same processes
+        grew = False
+        for pid, (parent, start, tokened) in procs.items():
+            if pid not in known and parent in known and parent in procs and procs[parent][1] == known[parent]:
+                known[pid] = start
+                grew = True
+    return procs
+
+
+began, got = time.monotonic(), b""
+while True:  # until the driver's end closes the pipe; "shutdown" first when ray.shutdown() has run
+    wait = 0.5 if time.monotonic() - began < 30 else 10.0
+    if select.select([sys.stdin.buffer], [], [], wait)[0]:
+        chunk = os.read(sys.stdin.buffer.fileno(), 64)
+        if not chunk:
+            break
+        got += chunk
+    else:
+        scan()
+clean = got == b"shutdown"
+quiet = 0  # a dying Ray can still start an agent: stop after several empty looks in a row
+# (10 s of them after a killed driver; after ray.shutdown() nothing starts any more, and 0.8 s
+# spares every run 3 s)
+need = 2 if clean else 25
+for attempt in range(100):
+    procs = scan()
+    left = 0
+    for pid, start in list(known.items()):
+        if pid in procs and procs[pid][1] == start:
+            try:
+                os.kill(pid, signal.SIGKILL if attempt else signal.SIGTERM)
+                left += 1
+            except OSError:
+                pass
     quiet = 0 if left else quiet + 1
     if quiet == need:
         break
+    time.sleep(0.4)
 """
 _reaper: dict = {}
 

@@ -438,6 +438,28 @@ def ray_processes(tmpdir: Path) -> list[str]:
     return found
 
 
+def ray_agents(tmpdir: Path) -> list[int]:
+    """The dashboard and runtime-env agents of this Ray: children of its processes titled
+    ray::...Agent (their title overwrites the environment /proc shows, so they are found by parent)."""
+    ours = {int(p.split()[0]) for p in ray_processes(tmpdir)}
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) in ours \
+                    and b"Agent" in (proc / "cmdline").read_bytes().split(b"\0")[0]:
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_sigterm_on_ray_leaves_no_ray_process_behind(tmp_path):
     ray_tmp = Path(f"/tmp/kt-{os.getpid()}-term")
     out = tmp_path / "t"
@@ -469,7 +491,9 @@ def test_a_finished_ray_run_leaves_no_ray_process_behind(tmp_path):
 
 
 def test_a_killed_ray_driver_leaves_no_ray_process_behind(tmp_path):
-    """SIGKILL cannot be handled: Ray's fate sharing ends the Ray the driver started."""
+    """SIGKILL cannot be handled: Ray's fate sharing ends the Ray the driver started, and the
+    reaper its dashboard and runtime-env agents, which fate sharing leaves running until they notice
+    (over 30 s on a loaded machine: this test passed 9 of 10 before the reaper knew them)."""
     ray_tmp = Path(f"/tmp/kt-{os.getpid()}-kill")
     out = tmp_path / "k"
     proc = kaartlab("run", "toy", "--games", "30000000", "--batch-size", "20000", "--workers", "1",
@@ -477,8 +501,14 @@ def test_a_killed_ray_driver_leaves_no_ray_process_behind(tmp_path):
     try:
         wait_for(lambda: records(out) >= 2, proc=proc)
         assert ray_processes(ray_tmp)
+        agents = ray_agents(ray_tmp)
+        assert agents, "Ray's agents run (they retitle themselves, which hid them from the token)"
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        began = time.time()  # the reaper ends them at its first look, not Ray when they notice
+        while any(alive(pid) for pid in agents) and time.time() - began < 5:
+            time.sleep(0.1)
+        assert not [pid for pid in agents if alive(pid)]
         deadline = time.time() + 30
         while ray_processes(ray_tmp) and time.time() < deadline:
             time.sleep(0.2)
@@ -486,6 +516,49 @@ def test_a_killed_ray_driver_leaves_no_ray_process_behind(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_reaper_ends_what_this_ray_started_even_without_the_token(tmp_path):
+    """The cause of a flaky kill test: Ray's agents retitle themselves, which overwrites the
+    environment /proc shows, so a reaper that looked only for the token never ended them (they
+    lived until they noticed their raylet was gone, over 30 s under load). Here a 'driver' starts the
+    reaper and a process that inherits the token, which starts one without it and ignores its
+    parent's death; after the driver's SIGKILL both are gone within seconds."""
+    script = (
+        "import subprocess, sys, time\n"
+        "from pipelines.run import _start_reaper\n"
+        "_start_reaper()\n"
+        "inner = 'import time; time.sleep(120)'\n"
+        "outer = f'import subprocess, sys, time; subprocess.Popen([sys.executable, \"-c\", {inner!r}], env={{}}); time.sleep(120)'\n"
+        "print(subprocess.Popen([sys.executable, '-c', outer]).pid, flush=True)\n"
+        "time.sleep(120)\n")
+    driver = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    child, grandchild = None, []
+    try:
+        child = int(driver.stdout.readline())
+
+        def started() -> bool:
+            grandchild[:] = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
+                             and (p / "stat").read_text().rsplit(")", 1)[1].split()[1] == str(child)]
+            return bool(grandchild)
+
+        wait_for(started, timeout=30)
+        assert b"KAARTLAB_RAY_OWNER" not in Path(f"/proc/{grandchild[0]}/environ").read_bytes()
+        time.sleep(1.5)  # the reaper looks every 0.5 s while the driver runs
+        driver.kill()
+        driver.wait()
+        began = time.time()
+        while (alive(child) or alive(grandchild[0])) and time.time() - began < 5:
+            time.sleep(0.1)
+        assert not alive(child) and not alive(grandchild[0])
+    finally:
+        driver.kill()
+        for pid in [p for p in [child, *grandchild] if p]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def test_an_address_where_nothing_listens_fails_in_seconds(tmp_path, capsys):
