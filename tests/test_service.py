@@ -278,6 +278,22 @@ def kaartlab(*argv) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
+def test_a_study_that_fails_shows_the_cli_s_line(tmp_path, monkeypatch):
+    """A study whose run ends in an error (here: a cluster address where nothing listens) is 'failed' with
+    the CLI's own line, on its page too; it can be queued again."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the child imports the toy game (KAARTLAB_GAMES)
+    app = create_app(Config(runs=tmp_path / "runs", address="127.0.0.1:1"))
+    with TestClient(app) as client:
+        assert client.post("/api/studies", content=toy_study("nowhere", games=10, batch_size=10)).status_code == 201
+        failed = wait_for(lambda: (lambda s: s if s["status"] == "failed" else None)(
+            client.get("/api/studies/nowhere").json()), 60, 0.2, "the study to fail")
+        assert failed["message"].startswith("cannot reach a Ray cluster at 127.0.0.1:1: nothing listens there")
+        assert failed["returncode"] == 3 and failed["report_url"] is None
+        page = client.get("/studies/nowhere").text
+        assert "kaartlab: error: cannot reach a Ray cluster" in page and ">Resume</button>" in page
+        assert client.post("/api/studies/nowhere/resume").json()["status"] in ("queued", "running")
+
+
 def test_live_intervals_of_a_stop_study_are_the_ones_it_stops_on(tmp_path):
     """A [stop] study: the service's confidence sequences, fed from the stored batches in plan order, end
     on the intervals the pipeline stopped on (study.json's `stopped`)."""

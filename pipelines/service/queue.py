@@ -110,7 +110,8 @@ def _alive(pid: int | None, start: str | None) -> bool:
 
 
 def last_line(log: Path, prefix: str = "kaartlab: ") -> str:
-    """The CLI's last one-line message (an error, or how it stopped) from a study's log."""
+    """The CLI's last one-line message from a study's log: an error without its ``kaartlab: error: ``
+    (the page puts it back), or how it stopped."""
     try:
         with open(log, "rb") as f:
             f.seek(max(0, os.path.getsize(log) - 65536))
@@ -119,7 +120,10 @@ def last_line(log: Path, prefix: str = "kaartlab: ") -> str:
         return ""
     for line in reversed(lines):
         if line.startswith(prefix):
-            return line[len("kaartlab: "):].strip() if prefix == "kaartlab: " else line.strip()
+            for head in ("kaartlab: error: ", "kaartlab: "):
+                if line.startswith(head):
+                    return line[len(head):].strip()
+            return line.strip()
     return ""
 
 
@@ -131,6 +135,7 @@ class Queue:
         self.runs = Path(runs).resolve()
         self.dir = self.runs / QUEUE_DIR
         self.workers, self.address, self.jobs, self.python = workers, address, max(1, jobs), python
+        self.cwd = os.getcwd()  # children start where the server did, as `kaartlab study` would (KAARTLAB_GAMES)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -390,7 +395,7 @@ class Queue:
             log.flush()
             try:
                 child = subprocess.Popen([self.python, "-c", LAUNCHER, str(os.getpid()), *cmd],
-                                         cwd=self.runs, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                         cwd=self.cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, start_new_session=True)
             except OSError as exc:
                 entry.finished = now()
