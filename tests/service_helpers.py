@@ -55,15 +55,15 @@ def free_port() -> int:
 class Server:
     """`kaartlab serve` as a user starts it, in its own process."""
 
-    def __init__(self, runs: Path, *options: str, log: Path | None = None):
-        self.runs, self.options = Path(runs), [str(o) for o in options]
+    def __init__(self, runs: Path, *options: str, log: Path | None = None, env: dict | None = None):
+        self.runs, self.options, self.env = Path(runs), [str(o) for o in options], env or {}
         self.log = log or self.runs.parent / f"serve-{self.runs.name}.log"
         self.proc: subprocess.Popen | None = None
         self.port = 0
 
     def start(self, timeout: float = 60) -> Server:
         self.port = free_port()
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(ROOT), **self.env}
         self.proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "serve", "--runs", str(self.runs),
                                       "--port", str(self.port), *self.options],
                                      cwd=ROOT, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
@@ -135,3 +135,20 @@ def hashes(directory: Path) -> dict[str, str]:
 
     return {str(p.relative_to(directory)): json.loads(p.read_text())["sha256"]
             for p in sorted(Path(directory).glob("*/batch-*.parquet.json"))}
+
+
+def processes_naming(marker: str) -> list[int]:
+    """Live processes (not this one) whose command line or environment names ``marker`` (a private
+    RAY_TMPDIR: the Ray processes a study started, whatever their titles)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            text = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in text and state != "Z":
+            found.append(int(proc.name))
+    return found

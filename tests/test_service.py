@@ -2,12 +2,13 @@
 directory, oversized uploads, bad study files (the CLI's own one-line errors), the queue's order, stop
 and resume, and a server killed in the middle of a study that, restarted, finishes with the rows
 of an uninterrupted run. On the toy game (tests/toy); the checks that need no study to run use
-FastAPI's TestClient in this process, the rest a real `kaartlab serve` in a subprocess (studies in
-their own process here; tests/test_service_browser.py runs its studies on Ray)."""
+FastAPI's TestClient in this process, the rest a real `kaartlab serve` in a subprocess; one study
+plays on a local Ray, as studies do by default, the others in their own process (`--workers 0`)."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,7 +22,8 @@ from pipelines.service.app import Config, create_app
 from pipelines.service.progress import live_intervals
 from pipelines.service.submit import parse_study, valid_id
 from sim.cli import main
-from tests.service_helpers import ROOT, Server, hashes, records, rows, toy_study, wait_for, wait_status
+from tests.service_helpers import (ROOT, Server, hashes, processes_naming, records, rows, toy_study, wait_for,
+                                   wait_status)
 
 TOKEN = "s3cret-token-for-the-tests-0123456789"
 LONG = dict(games=1_000_000, batch_size=25_000, tricks=6)  # 80 batch files: about 5 s of play in one process
@@ -276,6 +278,28 @@ def kaartlab(*argv) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "sim.cli", *map(str, argv)], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_study_plays_on_a_local_ray_and_leaves_no_ray_behind(tmp_path, monkeypatch):
+    """The default: each study on a Ray of its own (here one worker CPU), shut down when it ends; its
+    batches are those of a run in one process."""
+    text = toy_study("on-ray", games=20_000, batch_size=5_000)
+    reference = tmp_path / "reference"
+    run_study(parse_study(text, "on-ray.toml"), reference, workers=0, progress=False)
+    ray_tmp = Path(f"/tmp/ks-{os.getpid()}-ray")  # the study's Ray, found by it (short: Ray's socket paths)
+    monkeypatch.setenv("RAY_TMPDIR", str(ray_tmp))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    try:
+        with TestClient(create_app(Config(runs=tmp_path / "runs", workers=1))) as client:
+            assert client.post("/api/studies", content=text).status_code == 201
+            wait_for(lambda: processes_naming(str(ray_tmp)), 120, 0.1, "the study's local Ray")
+            done = wait_status(client, "on-ray", "done", timeout=180)
+            assert done["progress"]["games"] == 40_000 and "--workers 1" in done["log"]
+            assert done["launched"] == 1 and done["returncode"] == 0
+        assert hashes(tmp_path / "runs" / "on-ray") == hashes(reference)
+        wait_for(lambda: not processes_naming(str(ray_tmp)), 60, 0.2, "the study's Ray processes to end")
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
 def test_a_study_that_fails_shows_the_cli_s_line(tmp_path, monkeypatch):

@@ -2,8 +2,8 @@
 the DevTools protocol, tests/devtools.py): an example study pasted into the form is queued, its page
 follows it to done by itself and opens its report; a second example (a [stop] study, submitted through
 the API as a script would) is compared with it side by side; a bad file shows the CLI's own line. The
-server plays its studies on a local Ray (`--workers 1`), two at a time. Screenshots of every page go
-to the test's directory (and to $KAARTLAB_SCREENSHOTS when set)."""
+server plays two studies at a time, each in its own process (tests/test_service.py has one on Ray).
+Screenshots of every page go to the test's directory (and to $KAARTLAB_SCREENSHOTS when set)."""
 from __future__ import annotations
 
 import json
@@ -33,7 +33,7 @@ def test_submit_watch_report_and_compare_in_a_browser(tmp_path, monkeypatch, cap
     from tests.devtools import Chromium
 
     assert "games = 20_000" in JOHN_KNUT and "[stop]" in PRECISION
-    server = Server(tmp_path / "runs", "--workers", "1", "--jobs", "2").start()
+    server = Server(tmp_path / "runs", "--workers", "0", "--jobs", "2").start()
     try:
         with Chromium(tmp_path / "chromium") as browser, server.client() as api:
             # a script queues the precision study while a person pastes the John Knut example into the form

@@ -376,7 +376,7 @@ def create_app(config: Config) -> FastAPI:
 
     @app.get("/api", response_class=HTMLResponse, include_in_schema=False)
     def api_page(request: Request):
-        return pages.api_page(app.openapi(), user(request))
+        return pages.api_page(app.openapi(), user(request), str(request.base_url).rstrip("/"))
 
     # -- the API ------------------------------------------------------------------------------
     def _stop(id: str) -> dict:

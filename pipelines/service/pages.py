@@ -364,7 +364,7 @@ def compare_page(options: list[dict], a: dict | None, b: dict | None, user: str 
 
 # -- the API, in words ----------------------------------------------------------------------------------
 
-def api_page(schema: dict, user: str = "") -> str:
+def api_page(schema: dict, user: str = "", base: str = "http://127.0.0.1:8000") -> str:
     """The routes of the OpenAPI schema (served at /openapi.json), without loading anything from
     another site (FastAPI's /docs fetches Swagger UI from a CDN)."""
     rows = []
@@ -380,7 +380,7 @@ when the server has a token.</p>
 <tbody>{"".join(rows)}</tbody></table></div>
 <h2>Example</h2>
 <pre class="src">curl -sS -X POST --data-binary @examples/john-knut.toml -H 'Content-Type: application/toml' \\
-     -H "Authorization: Bearer $(cat token)" http://127.0.0.1:8000/api/studies
-curl -sS http://127.0.0.1:8000/api/studies/john-knut</pre>
+     -H "Authorization: Bearer $(cat token)" {e(base)}/api/studies
+curl -sS {e(base)}/api/studies/john-knut</pre>
 """
     return layout("API", body, "api", user)
