@@ -588,6 +588,9 @@ def serve(args) -> int:
                         "(or give --workers N to use the cluster)")
     if not 0 < args.port < 65536:
         raise SpecError(f"--port={args.port}: expected 1..65535")
+    if not token and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"kaartlab serve: warning: listening on {args.host} without --token-file: anyone who reaches it "
+              "can submit and stop studies", file=sys.stderr)
     config = Config(runs=Path(args.runs), address=args.address, workers=args.workers, jobs=args.jobs, token=token,
                     read_token=args.read_token, max_upload=args.max_upload)
     app = create_app(config)
