@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
+
 from reports import plots, render, sweeps, text
 from reports.answers import Answer, answer, target_section
 from reports.claims import Family
@@ -176,6 +178,15 @@ def build_report(dataset_dir, out_dir=None, *, edge: float | None = None, correc
     Raises ``ReportError`` when the directory holds no readable dataset or an option is invalid, and
     (unless ``skip_bad``) when a batch file fails verification, naming every such file. A study that
     is incomplete, or built with ``skip_bad``, gets a warning section first."""
+    # Polars' in-memory engine adds an aggregation's chunks in file order; its streaming engine (the
+    # default in Polars 2) in the order its threads finish, so summary.json's last bits moved
+    # between two reports of the same data. With it, and every per-arm aggregation over one arm's
+    # rows (metrics.by_arm), the same data give the same bytes.
+    with pl.Config(engine_affinity="in-memory"):
+        return _build_report(dataset_dir, out_dir, edge, correction, equivalence_margin, skip_bad)
+
+
+def _build_report(dataset_dir, out_dir, edge, correction, equivalence_margin, skip_bad) -> dict[str, Path]:
     dataset = Dataset(dataset_dir)
     bad = dataset.completeness().bad
     if bad and not skip_bad:

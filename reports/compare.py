@@ -84,7 +84,8 @@ def _pair_query(scan: pl.LazyFrame, pair: Pair, measures: list[Measure]) -> pl.L
             cols += [m.win_weight(s).alias(f"_w{s}") for s in range(arm.players)]
         return scan.filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
 
-    joined = side(pair.a).join(side(pair.b), on="game", how="inner", suffix=":b")
+    # rows in arm a's order: a hash join's own order varies from run to run, and with it the sums' last bits
+    joined = side(pair.a).join(side(pair.b), on="game", how="inner", suffix=":b", maintain_order="left")
     aggs = [pl.len().alias("games")]
     for mm in measures:
         if mm.seat_range:

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
+from reports import metrics as m
 from reports import plots, text
 from reports.compare import Measure
 from reports.context import Context
@@ -262,7 +263,7 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
         aggs += moment_aggs(f"act{a}", {"drawn": _get("actions_drawn", a), "self": _get("action_self_change", a),
                                         "leader": _get("action_leader_change", a)})
         aggs += [_get("actions_drawn", a).var().alias(f"act{a}:var")]
-    return ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms])).group_by("arm").agg(aggs)
+    return m.by_arm(ctx.scan, [a.name for a in arms], aggs)
 
 
 def _mean(r: dict, key: str) -> Estimate:

@@ -108,10 +108,10 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
         for column, _ in SOURCES + ACTIONS:
             per_game[f"{q}:{column}"] = m.per_arm({a.name: policy_mean(a, q, column) for a in holders})
         per_game[f"{q}:score"] = m.per_arm({a.name: policy_mean(a, q, "score") for a in holders})
-    return (ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms]))
-            .select("arm", *[e.cast(pl.Float64).alias(k) for k, e in per_game.items()])
-            .group_by("arm").agg([pl.len().alias("games")] + [x for k in per_game
-                                                              for x in m.moments(pl.col(k), k)]))
+    return m.by_arm(ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms]))
+                    .select("arm", *[e.cast(pl.Float64).alias(k) for k, e in per_game.items()]),
+                    [a.name for a in arms], [pl.len().alias("games")] + [x for k in per_game
+                                                                         for x in m.moments(pl.col(k), k)])
 
 
 def _mean(r: dict, key: str, method: str = "t") -> Estimate:

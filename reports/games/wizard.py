@@ -213,16 +213,15 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
     aggs += m.moments(c("dealer:exact") - c("pos0:exact"), "dealer-first:exact")
     aggs += m.moments(c("dealer:points") - c("pos0:points"), "dealer-first:points")
     aggs += [(c("dist:winning") < 0).sum().alias("negative_winner"),
-             c("dist:winning").alias("value").value_counts().alias("hist:winning"),
-             c("dist:margin").alias("value").value_counts().alias("hist:margin")]
-    return (ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms]))
-            .with_columns(misses().alias("_miss"))
-            .with_columns(exact_slots(c("_miss")).alias("_exact"))
-            .with_columns(slot_points(c("_miss"), c("_exact")).alias("_points"))
-            .with_columns(**gathered)
-            .select("arm", "rounds", "players", *[e.alias(k) for k, e in per_game.items()])
-            .with_columns(**derived)
-            .group_by("arm").agg(aggs))
+             c("dist:winning").alias("value").value_counts().implode().alias("hist:winning"),  # a list per arm
+             c("dist:margin").alias("value").value_counts().implode().alias("hist:margin")]
+    return m.by_arm(ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms]))
+                    .with_columns(misses().alias("_miss"))
+                    .with_columns(exact_slots(c("_miss")).alias("_exact"))
+                    .with_columns(slot_points(c("_miss"), c("_exact")).alias("_points"))
+                    .with_columns(**gathered)
+                    .select("arm", "rounds", "players", *[e.alias(k) for k, e in per_game.items()])
+                    .with_columns(**derived), [a.name for a in arms], aggs)
 
 
 def _mean(r: dict, key: str) -> Estimate:

@@ -143,7 +143,7 @@ def seat_moments(r: dict, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _seat_stats(ctx: Context) -> dict[str, SeatStats]:
-    frame = ctx.scan.group_by("arm").agg(_aggregations(ctx.max_players)).collect()
+    frame = m.by_arm(ctx.scan, [a.name for a in ctx.arms], _aggregations(ctx.max_players)).collect()
     rows = {r["arm"]: r for r in frame.iter_rows(named=True)}
     opts = ctx.options
     out = {}

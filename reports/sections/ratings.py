@@ -9,6 +9,8 @@ sandwich covariance (reports/bradley_terry.py).
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -70,9 +72,8 @@ def _fit_group(ctx: Context, arms: list[Arm], players: list[str], balanced: bool
     scan = ctx.scan.filter(pl.col("arm").is_in(names))
     ahead = {(i, j): m.per_arm({a.name: m.beats(i, j, hsw) for a in arms if a.policies[i] != a.policies[j]})
              for i, j in seat_pairs}
-    sums = (scan.group_by("arm").agg([pl.len().alias("games")]
-                                     + [e.sum().alias(f"y{i}|{j}") for (i, j), e in ahead.items()])
-            .collect())
+    sums = m.by_arm(scan, names, [pl.len().alias("games")]
+                    + [e.sum().alias(f"y{i}|{j}") for (i, j), e in ahead.items()]).collect()
     rows, by_arm = [], {r["arm"]: r for r in sums.iter_rows(named=True)}
     for a in arms:
         r = by_arm.get(a.name)
@@ -91,11 +92,18 @@ def _fit_group(ctx: Context, arms: list[Arm], players: list[str], balanced: bool
                 terms[a.name] = pl.sum_horizontal(parts)
         score.append(m.per_arm(terms).fill_null(0.0).alias(f"s{k}"))
     q = len(players)
-    per_game = scan.select(pl.col("game"), *score).group_by("game").agg([pl.col(f"s{k}").sum() for k in range(q)])
-    outer = per_game.select([pl.len().alias("clusters")] + [(pl.col(f"s{k}") * pl.col(f"s{l}")).sum().alias(f"{k}*{l}")
-                                                            for k in range(q) for l in range(k, q)]).collect().row(0, named=True)
-    meat = np.array([[outer[f"{min(k, l)}*{max(k, l)}"] for l in range(q)] for k in range(q)], float)
-    fitted = ratings(players, comp, theta, info, meat, int(outer["clusters"]), ok)
+    # the meat: per game index, the score vector summed over the arms that played it, then its outer
+    # products summed over games. Added in numpy, arm after arm in study order and game by game:
+    # Polars' group_by adds a group's rows in whatever order its threads finish, which moved the
+    # intervals' last bits from one report of the same data to the next.
+    parts = pl.collect_all([scan.filter(pl.col("arm") == a.name).select(pl.col("game"), *score) for a in arms])
+    game = np.concatenate([p["game"].to_numpy() for p in parts])
+    values = np.concatenate([p.select([f"s{k}" for k in range(q)]).to_numpy() for p in parts]).astype(float)
+    seen, slot = np.unique(game, return_inverse=True)
+    per_game = np.zeros((len(seen), q))
+    np.add.at(per_game, slot, values)
+    meat = np.array([[math.fsum(per_game[:, k] * per_game[:, l]) for l in range(q)] for k in range(q)])
+    fitted = ratings(players, comp, theta, info, meat, len(seen), ok)
     return RatingGroup(arms, fitted, int(sum(r[2] for r in rows)), balanced)
 
 
