@@ -363,7 +363,11 @@ class StudySpec:
     def fingerprint(self) -> str:
         """Hash of everything that decides the rows and file layout: a different study, a
         different hash (report options, description, questions and the sweeps' records are left out:
-        they change no row)."""
+        they change no row). Computed once per spec (frozen): the pipeline asks for it per batch,
+        and with 1,000 arms each call serialises every arm."""
+        cached = self.__dict__.get("_fingerprint")
+        if cached is not None:
+            return cached
         data = self.to_dict()
         for key in REPORT_ONLY:
             data.pop(key, None)
@@ -373,7 +377,8 @@ class StudySpec:
         # a search's arms are its proposals: the search's table decides them, not the other way round
         data["arms"] = [a for a in data["arms"] if "search" not in a]
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        object.__setattr__(self, "_fingerprint", hashlib.sha256(text.encode()).hexdigest()[:16])
+        return self.__dict__["_fingerprint"]
 
     def arm(self, name: str) -> ArmSpec:
         for arm in self.arms:
