@@ -211,17 +211,16 @@ def test_restart_stop_resume_and_priority_end_in_the_rows_of_an_uninterrupted_ru
     try:
         with server.client() as client:
             created = client.post("/api/studies", params={"filename": "long.toml"}, content=text)
-            assert created.status_code == 201 and created.json()["status"] == "queued"
+            assert created.status_code == 201 and created.json()["status"] in ("queued", "running")
             assert created.json()["page_url"] == "/studies/long"
-            wait_for(lambda: records(out) >= 4, 60, what="the long study's first batches")
+            wait_for(lambda: records(out) >= 3, 60, what="the long study's first batches")
             low = client.post("/api/studies", content=toy_study("low-priority", games=100, batch_size=100))
             high = client.post("/api/studies", params={"priority": 5},
                                content=toy_study("high-priority", games=100, batch_size=100))
             assert low.status_code == high.status_code == 201
             again = client.post("/api/studies", params={"filename": "long.toml"}, content=text)
             assert again.status_code == 200 and again.json()["id"] == "long"  # running: the same study
-            child = client.get("/api/studies/long").json()
-            assert child["status"] == "running" and child["progress"]["games"] > 0
+            assert again.json()["status"] == "running" and again.json()["progress"]["games"] > 0
 
         entry = json.loads((runs / ".queue" / "long.json").read_text())
         server.stop(signal.SIGKILL)
@@ -231,11 +230,10 @@ def test_restart_stop_resume_and_priority_end_in_the_rows_of_an_uninterrupted_ru
 
         server.start()
         with server.client() as client:
-            wait_for(lambda: records(out) >= kept + 4, 60, what="the resumed study's batches")
-            resumed = client.get("/api/studies/long").json()
-            assert resumed["status"] == "running" and resumed["runs"] == 2
-            stopping = client.post("/api/studies/long/stop")
+            wait_for(lambda: records(out) >= kept + 2, 60, what="the resumed study's batches")
+            stopping = client.post("/api/studies/long/stop")  # at once: the study is playing
             assert stopping.status_code == 202 and stopping.json()["status"] in ("stopping", "stopped")
+            assert stopping.json()["runs"] == 2
             stopped = wait_status(client, "long", "stopped")
             assert 0 < stopped["progress"]["games"] < 2_000_000
             assert stopped["progress"]["games"] == records(out) * 25_000

@@ -491,9 +491,20 @@ class _SpecCache:
 
 
 def _json(data, status: int = 200) -> JSONResponse:
-    from reports.render import plain
+    return JSONResponse(_plain(data), status)
 
-    return JSONResponse(plain(data), status)
+
+def _plain(obj):
+    """JSON-safe: NaN and infinities (an interval before its second game) become null."""
+    import math
+
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
 
 
 async def _in_thread(fn, *args):

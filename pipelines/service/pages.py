@@ -7,10 +7,9 @@ only script polls a study's progress fragment while it runs.
 """
 from __future__ import annotations
 
+import functools
 import html
 import math
-
-from reports.render import CSS as REPORT_CSS
 
 SERVICE_CSS = """
 header.top{background:#1d2125;color:#fff}
@@ -79,6 +78,14 @@ def count(n) -> str:
     return f"{int(n or 0):,}"
 
 
+@functools.cache
+def report_css() -> str:
+    """The reports' stylesheet (imported on the first page: `reports` takes seconds to import)."""
+    from reports.render import CSS
+
+    return CSS
+
+
 def layout(title: str, body: str, active: str = "", user: str = "", refresh_script: str = "") -> str:
     nav = "".join(f'<a href="{href}"{" class=on" if key == active else ""}>{label}</a>'
                   for key, href, label in (("studies", "/", "Studies"), ("submit", "/submit", "Submit a study"),
@@ -87,7 +94,7 @@ def layout(title: str, body: str, active: str = "", user: str = "", refresh_scri
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{e(title)} - kaartlab</title>
-<style>{REPORT_CSS}{SERVICE_CSS}</style></head>
+<style>{report_css()}{SERVICE_CSS}</style></head>
 <body><header class="top"><div class="in"><a class="brand" href="/">kaartlab</a>{nav}<span class="who">{e(user)}</span></div></header>
 <main>
 {body}
