@@ -511,7 +511,17 @@ def _use_auth_token(same_machine: bool, address: str) -> None:
     is on this very machine, the local token is sent as Ray would; a token is never sent to another
     host unless RAY_AUTH_MODE=token says so, and a driver never sends one to a cluster without
     authentication (its workers could not reach the driver back)."""
-    if os.environ.get("RAY_AUTH_MODE") or address.startswith("ray://") or not _wants_token(address):
+    if address.startswith("ray://"):
+        return
+    if os.environ.get("RAY_AUTH_MODE") == "token":
+        if _asks_for_token(address) is False:
+            raise RunError(f"the Ray cluster at {address} does not use token authentication, but "
+                           "RAY_AUTH_MODE=token is set here: unset RAY_AUTH_MODE for it (a driver that sends a "
+                           "token to such a cluster gets no result: its workers cannot reach it back, "
+                           "OwnerDiedError)")
+        _check_token(address)
+        return
+    if os.environ.get("RAY_AUTH_MODE") or not _wants_token(address):
         return
     path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
     if not same_machine or not (os.environ.get("RAY_AUTH_TOKEN") or os.path.isfile(path)):
@@ -525,6 +535,45 @@ def _use_auth_token(same_machine: bool, address: str) -> None:
         _enable_token_auth()
     except Exception:  # noqa: BLE001 - another Ray version: the variable alone may be enough
         pass
+    _check_token(address)
+
+
+def _check_token(address: str) -> None:
+    """The token this driver will send is the cluster's: asked once from a fresh process with this
+    one's RAY_AUTH_* settings (a wrong one made ray.init retry for 20 s, printing a line a second)."""
+    if _asks_for_token(address, keep_auth=True) is True:
+        raise RunError(f"the Ray cluster at {address} refuses the token given here (RAY_AUTH_TOKEN, "
+                       "RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token): give the head's (`ray get-auth-token` on "
+                       "the head prints it)")
+
+
+_ASK = """
+import sys
+try:
+    from ray._raylet import GcsClient
+    GcsClient(address=sys.argv[1])
+except BaseException as exc:
+    print("token" if "Authentication" in type(exc).__name__ or "InvalidAuthToken" in str(exc) else "unknown")
+else:
+    print("open")
+"""
+
+
+def _asks_for_token(address: str, keep_auth: bool = False) -> bool | None:
+    """Does the cluster refuse a client that sends no token (keep_auth: the token this process
+    would send)? Asked from a fresh process (Ray reads its RAY_AUTH_* settings once per process);
+    None when it cannot tell in time."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if keep_auth or not k.startswith("RAY_AUTH")}
+    try:
+        out = subprocess.run([sys.executable, "-c", _ASK, address], env=env, capture_output=True, text=True,
+                             timeout=CONNECT_TIMEOUT + 20).stdout.strip().splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    answer = out[-1] if out else ""
+    return {"token": True, "open": False}.get(answer)
 
 
 def _wants_token(address: str) -> bool:

@@ -269,55 +269,92 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_the_ray_start_flow_of_the_readme(tmp_path):
-    """`ray start --head` on this machine, then `kaartlab run --address` (Ray >= 2.59 starts it with
-    token authentication); a plain `kaartlab run` beside it starts its own Ray; `--workers 0
-    --address` is refused. The head is stopped, and none of its processes is left."""
-    ray_tmp = Path(f"/tmp/kh-{os.getpid()}")
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_TMPDIR": str(ray_tmp), **LOOPBACK}
-    ray = Path(sys.executable).parent / "ray"
-    head = subprocess.Popen([str(ray), "start", "--head", "--block", f"--port={port}",
-                             "--node-ip-address=127.0.0.1", "--num-cpus=2", "--include-dashboard=false",
-                             "--disable-usage-stats", f"--temp-dir={ray_tmp}"],
-                            env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=open(tmp_path / "head.log", "w"))
-    try:
+class Head:
+    """`ray start --head --block` on this machine in its own session, HOME and RAY_TMPDIR; stopped
+    (its process group), and none of its processes left, on exit."""
+
+    def __init__(self, tmp_path: Path, name: str, token: bool):
+        self.ray_tmp = Path(f"/tmp/kh-{os.getpid()}-{name}")
+        self.port = free_port()
+        home = tmp_path / f"home-{name}"
+        home.mkdir()
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_TMPDIR": str(self.ray_tmp), "HOME": str(home),
+                    **LOOPBACK}
+        for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
+            self.env.pop(key, None)
+        ray = Path(sys.executable).parent / "ray"
+        head_env = dict(self.env)
+        if token:  # the README: a token first (Ray 2.60 writes none by itself), then a head that asks for it
+            subprocess.run([str(ray), "get-auth-token", "--generate"], env=self.env, check=True,
+                           capture_output=True, timeout=60)
+            assert (home / ".ray" / "auth_token").is_file()
+            head_env["RAY_AUTH_MODE"] = "token"
+        self.proc = subprocess.Popen([str(ray), "start", "--head", "--block", f"--port={self.port}",
+                                      "--node-ip-address=127.0.0.1", "--num-cpus=2", "--include-dashboard=false",
+                                      "--disable-usage-stats", f"--temp-dir={self.ray_tmp}"],
+                                     env=head_env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                     stderr=open(tmp_path / f"head-{name}.log", "w"))
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
                 break
             except OSError:
                 time.sleep(0.2)
-        run = ["run", "toy", "--games", "200000", "--batch-size", "20000", "--no-progress"]
 
-        def kaartlab(*argv):
-            return subprocess.run([sys.executable, "-m", "sim.cli", *run, *argv], cwd=ROOT, env=env,
-                                  capture_output=True, text=True, timeout=300)
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
 
-        joined = kaartlab("--address", f"127.0.0.1:{port}", "--out", str(tmp_path / "joined"))
-        assert joined.returncode == 0, joined.stderr
-        local = kaartlab("--workers", "1", "--out", str(tmp_path / "local"))  # its own Ray beside
-        assert local.returncode == 0, local.stderr
-        refused = kaartlab("--workers", "0", "--address", f"127.0.0.1:{port}", "--out", str(tmp_path / "no"))
-        assert refused.returncode == 2 and "joins no cluster" in refused.stderr
-        a = pl.read_parquet(tmp_path / "joined" / "main" / "*.parquet").sort("game")
-        assert a.height == 200_000 and a.equals(pl.read_parquet(tmp_path / "local" / "main" / "*.parquet").sort("game"))
-    finally:
-        os.killpg(head.pid, signal.SIGTERM)
-        try:
-            head.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-        try:  # `ray start --block` drains for up to 30 s and can leave gcs_server behind
-            os.killpg(head.pid, signal.SIGKILL)
+    def kaartlab(self, *argv, games: int = 200_000, **env):
+        run = ["run", "toy", "--games", str(games), "--batch-size", "20000", "--no-progress", "--no-estimate"]
+        return subprocess.run([sys.executable, "-m", "sim.cli", *run, *argv], cwd=ROOT, env={**self.env, **env},
+                              capture_output=True, text=True, timeout=300)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        try:  # the whole session at once: `ray start --block` drains for up to 30 s after SIGTERM
+            os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        head.wait()
+        self.proc.wait()
         deadline = time.time() + 15
-        while processes_of(str(ray_tmp)) and time.time() < deadline:
+        while processes_of(str(self.ray_tmp)) and time.time() < deadline:
             time.sleep(0.5)
-        left = processes_of(str(ray_tmp))
-        subprocess.run(["rm", "-rf", str(ray_tmp)])
+        left = processes_of(str(self.ray_tmp))
+        subprocess.run(["rm", "-rf", str(self.ray_tmp)])
         assert not left, f"Ray processes left behind: {left}"
+
+
+def one_line(result, code: int, text: str) -> None:
+    assert result.returncode == code and text in result.stderr, result.stderr
+    assert result.stderr.startswith("kaartlab: ") and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_the_ray_start_flow_of_the_readme(tmp_path):
+    """The README's recipe with Ray 2.60: `ray start --head` alone starts a cluster without token
+    authentication (and writes no token); `ray get-auth-token --generate` then `RAY_AUTH_MODE=token
+    ray start --head` one with it. kaartlab joins either with --address (on the head's machine it sends
+    the local token itself), refuses to send a token to the open one (Ray's own answer was an
+    OwnerDiedError), says a wrong token in one line; a plain `kaartlab run` beside a cluster starts
+    its own Ray; `--workers 0 --address` is refused."""
+    with Head(tmp_path, "open", token=False) as head:
+        assert not (tmp_path / "home-open" / ".ray" / "auth_token").exists()
+        joined = head.kaartlab("--address", head.address, "--out", str(tmp_path / "joined"))
+        assert joined.returncode == 0, joined.stderr
+        local = head.kaartlab("--workers", "1", "--out", str(tmp_path / "local"))  # its own Ray beside
+        assert local.returncode == 0, local.stderr
+        one_line(head.kaartlab("--workers", "0", "--address", head.address, "--out", str(tmp_path / "no")),
+                 2, "joins no cluster")
+        one_line(head.kaartlab("--address", head.address, "--out", str(tmp_path / "tok"), RAY_AUTH_MODE="token",
+                               RAY_AUTH_TOKEN="0" * 32), 3, "does not use token authentication")
+        a = pl.read_parquet(tmp_path / "joined" / "main" / "*.parquet").sort("game")
+        assert a.height == 200_000 and a.equals(pl.read_parquet(tmp_path / "local" / "main" / "*.parquet").sort("game"))
+    with Head(tmp_path, "token", token=True) as head:
+        joined = head.kaartlab("--address", head.address, "--out", str(tmp_path / "joined-token"), games=40_000)
+        assert joined.returncode == 0, joined.stderr
+        assert pl.read_parquet(tmp_path / "joined-token" / "main" / "*.parquet").sort("game").equals(a.head(40_000))
+        one_line(head.kaartlab("--address", head.address, "--out", str(tmp_path / "wrong"), RAY_AUTH_MODE="token",
+                               RAY_AUTH_TOKEN="0" * 32), 3, "refuses the token given here")
