@@ -22,6 +22,7 @@ class Chromium:
         self.work = Path(work)
         profile = self.work / "profile"
         profile.mkdir(parents=True, exist_ok=True)
+        (profile / "DevToolsActivePort").unlink(missing_ok=True)  # a reused profile's is stale
         self.proc = subprocess.Popen(
             [str(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -49,6 +49,7 @@ pre.src{background:#fff;border:1px solid #d0d7de;padding:.6em;font-size:.8em;ove
 pre.log{background:#1d2125;color:#e6edf3;padding:.6em;font-size:.78em;overflow:auto;max-height:22em}
 td svg{display:block}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:1.2em}.cols>div{min-width:0}
+@media (max-width:800px){.cols{grid-template-columns:1fr}header.top .in{padding:.55em 1em;gap:1em}main{padding:1em}}
 .cols #answers{margin-top:.4em}.cols caption{white-space:nowrap}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.4em 0;font-size:.9em}dl.kv dt{color:#57606a}
 dl.kv dd{margin:0}
@@ -95,7 +96,7 @@ def layout(title: str, body: str, active: str = "", user: str = "", refresh_scri
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{e(title)} - kaartlab</title>
 <style>{report_css()}{SERVICE_CSS}</style></head>
-<body><header class="top"><div class="in"><a class="brand" href="/">kaartlab</a>{nav}<span class="who">{e(user)}</span></div></header>
+<body><header class="top"><div class="in"><a class="brand" href="/">kaartlab</a>{nav}<span class="who">{f'{e(user)} &middot; <a href="/logout">log out</a>' if user else ''}</span></div></header>
 <main>
 {body}
 </main>{refresh_script}</body></html>
@@ -267,7 +268,8 @@ def study_page(s: dict, user: str = "", can_write: bool = True) -> str:
     if s["status"] in ("stopped", "failed") and s.get("source") == "service" and can_write:
         actions.append(f'<form method="post" action="/studies/{sid}/resume"><button type="submit">Resume</button></form>')
     if s.get("report_url"):
-        actions.append(f'<a class="button" href="{e(s["report_url"])}">Open the report</a>')
+        label = "Open the report" if s["status"] == "done" else "Open its last report"
+        actions.append(f'<a class="button" href="{e(s["report_url"])}">{label}</a>')
         actions.append(f'<a class="button secondary" href="/compare?a={sid}">Compare with another study</a>')
     error = (f'<div class="error">kaartlab: error: {e(s["message"])}</div>' if s["status"] == "failed" and s.get("message") else "")
     spec = s.get("spec") or {}
@@ -287,7 +289,7 @@ def study_page(s: dict, user: str = "", can_write: bool = True) -> str:
 {f'<p class="lead">{e(s["description"])}</p>' if s.get("description") else ''}
 <div class="actions">{"".join(actions)}</div>
 {error}
-{answers_html(s.get("summary"), s["id"])}
+{answers_html(s.get("summary"), s["id"]) if s["status"] == "done" else ""}
 <div class="panel"><h2>Progress</h2>{progress_fragment(s)}</div>
 <div class="panel"><h2>The study</h2><dl class="kv">{facts}</dl>
 {f'<div class="tablewrap"><table><caption>Arms</caption><thead><tr><th class="l">arm</th><th class="l">game, seats, players and rules</th></tr></thead><tbody>{arms}</tbody></table></div>' if arms else ''}
@@ -350,8 +352,8 @@ def compare_page(options: list[dict], a: dict | None, b: dict | None, user: str 
             return '<div><p class="small">Choose a study above.</p></div>'
         p = s.get("progress") or {}
         arms = "".join(f'<tr><td class="l">{e(x["name"])}</td><td>{count(x["games"])}</td></tr>' for x in p.get("arms") or [])
-        answers = answers_html(s.get("summary"), s["id"]) or (
-            f'<p class="small">No report yet ({e(s["status"])}).</p>')
+        answers = (answers_html(s.get("summary"), s["id"]) if s["status"] == "done" else "") or (
+            f'<p class="small">No answers yet ({e(s["status"])}).</p>')
         return (f'<div><h2><a href="/studies/{e(s["id"])}">{e(s["name"])}</a> {badge(s["status"])}</h2>'
                 f'<p class="small">{e(", ".join(s.get("games") or []))}; {count(p.get("games"))} games; '
                 f'{when(s.get("finished") or s.get("submitted") or s.get("when"))}</p>{answers}'
