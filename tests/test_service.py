@@ -22,6 +22,7 @@ from pipelines.service.app import Config, create_app
 from pipelines.service.progress import live_intervals
 from pipelines.service.submit import parse_study, valid_id
 from sim.cli import main
+from sim.errors import SpecError
 from tests.service_helpers import (ROOT, Server, hashes, processes_naming, records, rows, toy_study, wait_for,
                                    wait_status)
 
@@ -48,6 +49,23 @@ def test_openapi_schema_publishes_every_endpoint(tmp_path):
         page = client.get("/api", headers={"accept": "text/html"}).text
         assert "/api/studies/{id}/stop" in page and "/openapi.json" in page
         assert client.get("/api/health").json()["ok"] is True
+
+
+def test_one_server_per_runs_directory_and_its_options_checked_first(tmp_path, capsys):
+    first = create_app(Config(runs=tmp_path / "runs", workers=0))
+    with pytest.raises(SpecError, match="is served already .kaartlab serve pid"):
+        create_app(Config(runs=tmp_path / "runs", workers=0))
+    first.state.queue.close()
+    create_app(Config(runs=tmp_path / "runs", workers=0)).state.queue.close()  # free again
+    (tmp_path / "short").write_text("abc\n")
+    for argv, said in ((["--token-file", tmp_path / "short"], "the token must be at least 16 characters"),
+                       (["--token-file", tmp_path / "nope"], "cannot be read"),
+                       (["--read-token"], "--read-token needs --token-file"),
+                       (["--workers", "0", "--address", "127.0.0.1:1"], "--workers 0 plays in this process"),
+                       (["--port", "70000"], "--port=70000: expected 1..65535")):
+        assert main(["serve", "--runs", str(tmp_path / "r"), *map(str, argv)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("kaartlab: error: ") and said in err and err.count("\n") == 1, err
 
 
 BAD_FILES = {
