@@ -99,7 +99,34 @@ class StudyDir:
 
     def damaged(self, reason: str) -> str:
         return (f"{self.display}/{MANIFEST} {reason}: the study's description is damaged; rerun the command "
-                "that wrote the dataset (it is rewritten when the batch files prove that study) or choose a new --out")
+                f"that wrote the dataset or `kaartlab verify {self.display} --repair` (each rewrites it when the "
+                "batch files prove that study), or choose a new --out")
+
+    def repair_from_batches(self, command: str = "") -> str | None:
+        """`kaartlab verify --repair`: rewrite a damaged study.json from what its batch files prove
+        (their study head, each arm, the fingerprint every record carries), when the study they
+        describe has that very fingerprint. Returns why it was damaged (None: it was not). What the
+        batch files do not carry (description, questions, report options, a search's tables, a stop's
+        record) is not restored: rerunning the study's command does that. The caller holds the lock."""
+        reason = self.damage() if self._info(MANIFEST).type != pafs.FileType.NotFound else None
+        if reason is None:
+            return None
+        proof = integrity.manifest_from_batches(self.fs, self.root)
+        if proof is None:
+            raise SpecError(f"{self.damaged(reason)}; no batch file says which study it is, so nothing can be rebuilt")
+        from sim.spec import ArmSpec
+
+        data = proof["study"]
+        try:
+            arms = tuple(ArmSpec.from_dict(a, read=self.read_file) for a in data["arms"])
+            study = StudySpec(data["name"], data["seed"], data["games"], data["batch_size"], arms)
+        except (SpecError, KeyError, TypeError, ValueError) as exc:
+            raise SpecError(f"{self.damaged(reason)}; its batch files do not describe a study ({exc})") from None
+        if study.fingerprint() != proof["fingerprint"] or any("search" in a for a in data["arms"]):
+            raise SpecError(f"{self.damaged(reason)}; its batch files describe part of a study (a [[search]] or "
+                            "[stop] study keeps more in study.json), so only its own command can rewrite it")
+        self._write_manifest(manifest_for(study, command))
+        return reason
 
     def damage(self) -> str | None:
         """Why study.json cannot be trusted (unreadable, not matching its own SHA-256, or not what the

@@ -27,7 +27,8 @@ class ReportError(Exception):
 
 def _damaged(root: Path, reason: str) -> str:
     return (f"{root}/study.json {reason}: the study's description is damaged and is not reported on; rerun "
-            "the command that wrote the dataset (it is rewritten when the batch files prove that study)")
+            f"the command that wrote the dataset or `kaartlab verify {root} --repair` (each rewrites it when the "
+            "batch files prove that study)")
 
 
 # -- batch records ----------------------------------------------------------------------------------

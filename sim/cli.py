@@ -195,6 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset", help="study directory (local path or URI)")
     p.add_argument("--deep", action="store_true",
                    help="also read every row: game numbers and the study's fingerprint")
+    p.add_argument("--repair", action="store_true",
+                   help="rewrite a damaged study.json from what the batch files prove (their study and "
+                        "fingerprint), then verify; its description and questions come back only by "
+                        "rerunning the study's command")
     p.set_defaults(handler=cmd_verify)
 
     p = sub.add_parser("compile", help="compile the games' kernels into the cache ahead of time",
@@ -665,6 +669,14 @@ def cmd_verify(args) -> int:
     from pipelines.storage import StudyDir
 
     directory = StudyDir(args.dataset)
+    if args.repair:
+        from pipelines.lock import StudyLock
+
+        with StudyLock(directory, args.resume_command):
+            reason = directory.repair_from_batches(args.resume_command)
+        if reason:
+            print(f"repaired: {args.dataset}/study.json {reason}; rewritten from what its batch files prove "
+                  "(rerun the study's command to restore its description and questions)")
     state = directory.integrity(deep=args.deep)
     for line in state.lines(limit=50):
         print(line)
