@@ -248,6 +248,9 @@ def _arm_options(p) -> None:
     p.add_argument("--data", action="append", default=[], metavar="NAME=FILE",
                    help="a data input of the game (see `kaartlab games`); repeat for several")
     p.add_argument("--deck", metavar="FILE", help="shorthand for --data deck=FILE")
+    p.add_argument("--rotate", action="store_true",
+                   help="play each deal once per seat rotation (duplicate deals: game g is deal "
+                        "g // players with the hands shifted by g % players; knutten, wizard)")
     p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
 
 
@@ -318,7 +321,7 @@ def _arm_from_args(args, game: str):
             raise SpecError("give the deck with --deck or with --data deck=FILE, not both")
         data["deck"] = args.deck
     return ArmSpec.make(game, args.players, _pairs("--rule", args.rule), args.policy, name="main",
-                        data=data)
+                        data=data, rotate=args.rotate)
 
 
 # ---------------------------------------------------------------------------------- commands
@@ -370,12 +373,12 @@ def _print_param(param, indent: str = "    ", detail: bool = False) -> None:
 
 
 def cmd_run(args) -> int:
-    from sim.spec import DEFAULT_BATCH_SIZE, StudySpec
+    from sim.spec import StudySpec, default_batch_size
 
     games = games_option(args.games)
     arm = _arm_from_args(args, args.game)
     study = StudySpec(name=args.name or arm.game, seed=args.seed, games=games,
-                      batch_size=args.batch_size or DEFAULT_BATCH_SIZE, arms=(arm,))
+                      batch_size=args.batch_size or default_batch_size([arm]), arms=(arm,))
     return _execute(study, args)
 
 

@@ -12,7 +12,9 @@ Every kernel driver has one signature:
 
 seed, first, count   int64: play games first .. first+count-1 of the study with `seed`
 rule_i, rule_f       int64 / float64 arrays: the rule parameters, ints (bools 0/1, a choice's
-                     index) apart from floats, in declaration order (enums RULE_I_ORDER, RULE_F_ORDER)
+                     index) apart from floats, in declaration order (enums RULE_I_ORDER, RULE_F_ORDER);
+                     for an arm that rotates its seats (a game with `rotates`), rule_i ends with
+                     one more entry, 1 (kernels/rotation_nb.py)
 seat_policy          int64[players]: each seat's policy id
 seat_i, seat_f       int64 / float64 [players, k]: each seat's player parameters, the game's
                      player parameters in declaration order (enums SEAT_I_ORDER, SEAT_F_ORDER);
@@ -56,6 +58,7 @@ class GameRunner:
     kernel_module: str  # defines the cached driver play_games_nb
     enums_module: str  # RULE_I_ORDER, RULE_F_ORDER, SEAT_I_ORDER, SEAT_F_ORDER, OUT_DTYPE, TRACE_WIDTH
     trace_rows: int = 16384
+    rotates: bool = False  # the kernel can rotate the seats over each deal (kernels/rotation_nb.py)
 
     # ------------------------------------------------------------------ hooks (per game)
 
@@ -82,6 +85,8 @@ class GameRunner:
     def kernel_inputs(self, arm) -> KernelInputs:
         game = self.game
         rule_i, rule_f = kernel_arrays(game.rules, arm.rule_values)
+        if arm.rotate:
+            rule_i = np.append(rule_i, np.int64(1))
         seat_i, seat_f = [], []
         for seat in arm.seats:
             values = {p.name: p.default for p in game.player_params} | dict(seat.params)
@@ -124,7 +129,13 @@ class GameRunner:
 
     def trace_game(self, arm, seed: int, index: int) -> str:
         record, rows = self.traced(arm, seed, index)
-        return self.render_trace(arm, seed, index, rows, record)
+        text = self.render_trace(arm, seed, index, rows, record)
+        if not arm.rotate:
+            return text
+        deal, k = divmod(index, arm.players)
+        head, _, rest = text.partition("\n")
+        return (f"{head}\nSeat rotation: game {index} is deal {deal} at rotation {k}; seat s holds the cards (and "
+                f"makes the random choices) of seat (s + {k}) mod {arm.players} in game {deal} unrotated\n{rest}")
 
     def bench_call(self, arm, seed: int = 1) -> Callable[[int], object]:
         """The benchmark entry point: plays `count` games through the kernel alone (no Arrow, no

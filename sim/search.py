@@ -176,7 +176,7 @@ class SearchSpec:
                         p.name == pname for p in info.policy(seat["policy"]).params):
                     seat[pname] = value
         return ArmSpec.make(self.base.game, self.base.players, rules, seats, name=name,
-                            data={d.name: d for d in self.base.data}, typed=True)
+                            data={d.name: d for d in self.base.data}, typed=True, rotate=self.base.rotate)
 
     def params_of(self, arm) -> dict:
         """The varied parameters' values in an arm made by ``arm``."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import tomllib
@@ -17,7 +18,7 @@ from typing import Any
 from sim.errors import SpecError
 from sim.params import resolve
 from sim.questions import Question, check_description, make_questions
-from sim.registry import Game, get_game
+from sim.registry import Game, games, get_game
 from sim.search import make_searches
 from sim.sweep import Sweep, expand
 
@@ -216,6 +217,17 @@ def load_data(info: Game, name: str, source, read=None) -> DataValue:
 
 # -------------------------------------------------------------------------------------- arms
 
+def default_batch_size(arms) -> int:
+    """DEFAULT_BATCH_SIZE, made a multiple of every rotated arm's seats (whole deals per batch)."""
+    step = math.lcm(*(a.players for a in arms if a.rotate))
+    return DEFAULT_BATCH_SIZE // step * step
+
+
+def rotating_games() -> list[str]:
+    """The games whose kernels can rotate the seats over each deal (GameRunner.rotates)."""
+    return [name for name, info in games().items() if info.runner().rotates]
+
+
 @dataclass(frozen=True)
 class ArmSpec:
     name: str
@@ -224,10 +236,12 @@ class ArmSpec:
     rules: tuple[tuple[str, Any], ...]  # every rule of the game, in registry order
     seats: tuple[Seat, ...]  # seat 0 first
     data: tuple[DataValue, ...] = ()  # the data inputs given (the rest take the game's default)
+    rotate: bool = False  # play each deal once per seat rotation (duplicate deals; docs/stopping.md)
 
     @classmethod
     def make(cls, game: str, players, rules: dict | None = None, policies=None,
-             name: str = "main", data: dict | None = None, deck=None, read=None, typed: bool = False) -> ArmSpec:
+             name: str = "main", data: dict | None = None, deck=None, read=None, typed: bool = False,
+             rotate=False) -> ArmSpec:
         """Validate user values (TOML or CLI text) into an arm; raises SpecError naming the problem.
         `deck` is a shorthand for data={"deck": deck}; `read` reads data paths (a dataset's);
         `typed`: the values come from a study file or study.json, where "4" is not a number."""
@@ -244,8 +258,13 @@ class ArmSpec:
             data["deck"] = deck
         values = tuple(sorted((load_data(info, k, v, read) for k, v in data.items() if v is not None),
                               key=lambda d: d.name))
+        if not isinstance(rotate, bool):
+            raise SpecError(f"rotate={rotate!r}: expected true or false")
+        if rotate and not info.runner().rotates:
+            raise SpecError(f"rotate=true: {info.name} cannot rotate its seats yet "
+                            f"(games that can: {', '.join(rotating_games())})")
         arm = cls(name, info.name, players, resolve(info.rules, rules, "rule", f" for {info.name}", typed),
-                  make_seats(info, policies, players), values)
+                  make_seats(info, policies, players), values, rotate)
         info.runner().check_arm(arm)
         return arm
 
@@ -254,7 +273,7 @@ class ArmSpec:
         """The arm a study.json records (data files read through `read`, relative to the dataset)."""
         files = {k: v["file"] for k, v in (data.get("data") or {}).items()}
         arm = cls.make(data["game"], data["players"], data["rules"], data["seats"],
-                       name=data["name"], data=files, read=read, typed=True)
+                       name=data["name"], data=files, read=read, typed=True, rotate=data.get("rotate", False))
         for value in arm.data:
             if value.sha256 != data["data"][value.name]["sha256"]:
                 raise SpecError(f"arm {arm.name!r}: data file {value.relpath} does not match the "
@@ -293,14 +312,15 @@ class ArmSpec:
         return {"name": self.name, "game": self.game, "game_version": self.info.version,
                 "players": self.players, "rules": dict(self.rules),
                 "policies": list(self.labels), "seats": [s.to_dict() for s in self.seats],
-                "data": {d.name: d.to_dict() for d in self.data}}
+                "data": {d.name: d.to_dict() for d in self.data}} | ({"rotate": True} if self.rotate else {})
 
     def describe(self) -> str:
         info = self.info
         changed = ", ".join(f"{k}={info.rule(k).show(v)}" for k, v in self.non_default_rules().items())
         return (f"{self.game}, {self.players} players, policies {','.join(self.labels)}"
                 + (f", rules {changed}" if changed else ", default rules")
-                + "".join(f", {d.name} file {d.sha256[:8]}" for d in self.data))
+                + "".join(f", {d.name} file {d.sha256[:8]}" for d in self.data)
+                + (", seats rotated over each deal" if self.rotate else ""))
 
 
 # ------------------------------------------------------------------------------------ studies
@@ -338,6 +358,11 @@ class StudySpec:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise SpecError(f"arm name {dupes[0]!r} is used twice")
+        for arm in self.arms:
+            if arm.rotate and (self.games % arm.players or self.batch_size % arm.players):
+                raise SpecError(f"arm {arm.name!r} rotates its {arm.players} seats over each deal: games "
+                                f"({self.games:,}) and batch_size ({self.batch_size:,}) must be multiples of "
+                                f"{arm.players}, so that every deal is played at every rotation")
 
     def to_dict(self) -> dict:
         data = {"name": self.name, "seed": self.seed, "games": self.games,
@@ -430,7 +455,7 @@ class StudySpec:
                    seed=_whole_number("seed", data.get("seed", 0), 0, 2**63 - 1, typed=True),
                    games=stop.max_games if stop else _whole_number("games", data.get("games", 10_000), 1,
                                                                    MAX_GAMES, typed=True),
-                   batch_size=_whole_number("batch_size", data.get("batch_size", DEFAULT_BATCH_SIZE),
+                   batch_size=_whole_number("batch_size", data.get("batch_size", default_batch_size(arms)),
                                             1, 10**8, typed=True),
                    arms=tuple(arms), report=_report_options(data.get("report", {})),
                    description=check_description(data.get("description", "")),
@@ -468,7 +493,7 @@ def _as_tables(questions):
     return None if questions is None else [dict(q) if isinstance(q, dict) else q for q in questions]
 
 
-_ARM_KEYS = {"name", "game", "players", "rules", "policy", "seat", "data", "deck"}
+_ARM_KEYS = {"name", "game", "players", "rules", "policy", "seat", "data", "deck", "rotate"}
 _SWEEP_KEYS = _ARM_KEYS | {"vary", "arms"}
 
 
@@ -504,7 +529,7 @@ def _sweeps(raw_sweeps, defaults: dict, arms: list[ArmSpec], base: Path) -> tupl
 
             def make_arm(arm_name, origin, rules, seats):
                 return ArmSpec.make(origin.game, origin.players, rules, seats, name=arm_name,
-                                    data={d.name: d for d in origin.data}, typed=True)
+                                    data={d.name: d for d in origin.data}, typed=True, rotate=origin.rotate)
             sweep, new_arms = expand(name, raw.get("vary"), bases, make_arm)
         except SpecError as exc:
             raise SpecError(f"sweep {name!r}: {exc}") from None
@@ -532,7 +557,8 @@ def _arm_from_table(number: int, defaults: dict, raw: dict, base: Path) -> ArmSp
             raise SpecError(f"data {key}={value!r}: expected a file path")
         data[key] = base / value
     return ArmSpec.make(merged["game"], merged["players"], rules, seats,
-                        name=raw.get("name", f"arm{number}"), data=data, typed=True)
+                        name=raw.get("name", f"arm{number}"), data=data, typed=True,
+                        rotate=merged.get("rotate", False))
 
 
 def _report_options(table) -> tuple[tuple[str, Any], ...]:

@@ -22,6 +22,8 @@ R_THRESHOLD, R_HAND_LIMIT, R_BITES_TO_END, R_JOHN_KNUT, R_HEAVY, R_HEAVY_END, R_
 RULE_I_ORDER = ("threshold", "hand_limit", "bites_to_end", "john_knut", "heavy_weather",
                 "heavy_bites_to_end", "stuck_empty_pile")
 RULE_F_ORDER = ()
+# rule_i's entry after the rules: 1 when the arm rotates its seats (kernels/rotation_nb.py)
+R_ROTATE = len(RULE_I_ORDER)
 
 # Rule stuck_empty_pile: what a seat that cannot play does while the draw pile is empty.
 STUCK_BITE, STUCK_WAIT = 0, 1  # bite: the cannot-play rule; wait: skipped until nobody can play
@@ -63,7 +65,7 @@ NO_OPTION = -1
 # it when the pile's set holds S_JOHN_AT cards (0 when he does not wait: the set is then drawn
 # while it holds more than S_JOHN_AT, one test either way).
 (S_SWARM, S_PENDING, S_PILE_N, S_UNDER_HEAD, S_UNDER_N, S_SWARM_N, S_DISCARD_N, S_JOHN_CARD, S_JOHN_SEAT,
- S_TRACE_N, S_PLAYERS, S_CARDS, S_DESIGNS, S_RANKED, S_JOHN_AT, S_JOHN_WAITS, S_N) = range(17)
+ S_TRACE_N, S_PLAYERS, S_CARDS, S_DESIGNS, S_RANKED, S_JOHN_AT, S_JOHN_WAITS, S_SHIFT, S_N) = range(18)
 
 # Capacities of the table record (the deck and rule bounds in sim/games/knutten.py respect them).
 MAX_PLAYERS = 8

@@ -37,6 +37,7 @@ from kernels.knutten.table_nb import (
     refill_all_nb, salt_streams_nb, seed_game_nb, set_deck_nb, swarm_to_pile_nb,
     take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
+from kernels.rotation_nb import rotation_args_ok_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, OK, TOO_LONG, TRACE_FULL
 
 # play_round_nb's second result is the seat that chooses the next start player, or:
@@ -368,7 +369,7 @@ def args_are_sound_nb(count, rule_i, rule_f, seat_policy, seat_i, seat_f, cards,
     n = seat_policy.shape[0]
     if count < 0 or out.shape[0] < count or not 2 <= n <= MAX_PLAYERS:
         return False
-    if rule_i.shape[0] != len(RULE_I_ORDER) or rule_f.shape[0] != len(RULE_F_ORDER):
+    if not rotation_args_ok_nb(rule_i, len(RULE_I_ORDER)) or rule_f.shape[0] != len(RULE_F_ORDER):
         return False
     if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER):
         return False

@@ -24,10 +24,11 @@ from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     C_A, C_B, C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS, MAX_DESIGNS,
     MAX_HAND, MAX_PLAYERS, NO_SEAT, N_OPTION_CLASSES, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE,
-    O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, S_CARDS, S_DESIGNS, S_DISCARD_N, S_JOHN_AT,
-    S_JOHN_CARD, S_JOHN_SEAT, S_JOHN_WAITS, S_N, S_PENDING, S_PILE_N, S_PLAYERS, S_SWARM,
-    S_SWARM_N, S_TRACE_N, S_UNDER_HEAD, S_UNDER_N, TRACE_CAP, TRACE_WIDTH,
+    O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, R_ROTATE, S_CARDS, S_DESIGNS, S_DISCARD_N,
+    S_JOHN_AT, S_JOHN_CARD, S_JOHN_SEAT, S_JOHN_WAITS, S_N, S_PENDING, S_PILE_N, S_PLAYERS,
+    S_SHIFT, S_SWARM, S_SWARM_N, S_TRACE_N, S_UNDER_HEAD, S_UNDER_N, TRACE_CAP, TRACE_WIDTH,
 )
+from kernels.rotation_nb import deal_of_nb, held_hand_nb
 from kernels.rng_nb import (
     DEAL, EXTRA, SEAT, game_stream_nb, mix64_nb, next_word_nb, randint_nb, uniform_nb,
 )
@@ -216,10 +217,14 @@ def substream_nb(t, salt):
 @njit
 def seed_game_nb(t, seed, game):
     """Game `game` of a study with `seed`: its stream (new_pile_nb derives each round's deal from
-    it) and every seat's stream of choices (rng_nb.seat_stream_nb)."""
-    t.game_rng[0] = game_stream_nb(seed, game)
-    for p in range(t.st[S_PLAYERS]):
-        t.seat_rng[p] = substream_nb(t, t.seat_salt[p])
+    it) and every seat's stream of choices (rng_nb.seat_stream_nb). At a table that rotates its
+    seats, the streams of deal game // n, each seat's shifted by the rotation (kernels/rotation_nb.py)."""
+    n = t.st[S_PLAYERS]
+    deal, shift = deal_of_nb(game, n, t.rules[R_ROTATE] != 0)
+    t.st[S_SHIFT] = shift
+    t.game_rng[0] = game_stream_nb(seed, deal)
+    for p in range(n):
+        t.seat_rng[p] = substream_nb(t, t.seat_salt[held_hand_nb(p, shift, n)])
 
 
 @njit
@@ -336,11 +341,14 @@ def fill_hand_nb(t, p):
 @njit
 def deal_nb(t, first):
     """Every seat draws up to the hand limit, one card at a time, starting with `first`.
-    Returns whether some hand now holds three alike."""
+    Returns whether some hand now holds three alike. At rotation k the same cards are drawn in the
+    same order, starting k seats before `first`: seat s gets what seat s + k gets unrotated."""
     n = t.st[S_PLAYERS]
+    start = first - t.st[S_SHIFT]
+    start = start + n if start < 0 else start
     most = 0
     for _ in range(t.rules[R_HAND_LIMIT]):
-        p = first
+        p = start
         for _ in range(n):
             most = max(most, draw_nb(t, p, E_DEAL))
             p = next_seat_nb(p, n)

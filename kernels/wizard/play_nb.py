@@ -6,7 +6,9 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
   earlier rounds;
 - seat s's random choices (a random player's bids, cards and trump choice; the sampler's and the
   search player's deals) come from seat_stream_nb(seed, g, s): what one seat's player does never
-  moves another seat's random draws. The heuristic draws nothing.
+  moves another seat's random draws. The heuristic draws nothing;
+- an arm that rotates its seats (kernels/rotation_nb.py) plays deal g // n at rotation g % n: the
+  streams of game g // n, each round's hands and each seat's stream shifted by the rotation.
 """
 import numpy as np
 
@@ -14,6 +16,7 @@ from kernels.jit import inline, ix, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
 from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
+from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotating_nb, rotation_args_ok_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wizard.enums import (
     EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
@@ -27,7 +30,7 @@ from kernels.wizard.policies_nb import (
 )
 from kernels.wizard.rules_nb import (
     FULL_MASK, ONE, ZERO, bid_is_legal_nb, cards_conserved_nb, deal_nb, forbidden_bid_nb,
-    lead_after_nb, legal_mask_nb, popcount_nb, round_score_nb, trick_value_nb,
+    lead_after_nb, legal_mask_nb, popcount_nb, rotate_hands_nb, round_score_nb, trick_value_nb,
     trump_of_turned_nb,
 )
 from kernels.wizard.search_nb import note_play_nb, search_bid_nb, search_card_nb, search_trump_nb
@@ -60,7 +63,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
     n = seat_policy.shape[0]
     if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
         return False
-    if rule_i.shape[0] != N_RULES or rule_f.shape[0] != 0:
+    if not rotation_args_ok_nb(rule_i, N_RULES) or rule_f.shape[0] != 0:
         return False
     if (seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n
             or seat_f.shape[1] != 0):
@@ -136,6 +139,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
     hook = rule_i[R_HOOK_RULE] != 0
     final_no_trump = rule_i[R_FINAL_NO_TRUMP] != 0
     strict_void = rule_i[R_STRICT_VOID] != 0
+    rotating = rotating_nb(rule_i, N_RULES)
 
     rng = np.zeros(1, dtype=np.uint64)  # the round's deal stream
     deal_rng = np.zeros(MAX_ROUNDS, dtype=np.uint64)  # each round's deal stream, from its start
@@ -163,10 +167,11 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
         # Every stream of the game is started here, in one go: they are independent of each other, so
         # the CPU overlaps their hashing; started one by one where each round begins, each would
         # hold up its deal (that cost the random kernel ~10 %).
+        deal, shift = deal_of_nb(g, n, rotating)
         for rd in range(n_rounds):
-            deal_rng[rd] = deal_stream_nb(seed, g, rd)
+            deal_rng[rd] = deal_stream_nb(seed, deal, rd)
         for s in range(n):
-            seat_rng[s] = seat_stream_nb(seed, g, s)
+            seat_rng[s] = seat_stream_nb(seed, deal, held_hand_nb(s, shift, n))
             score[s] = 0
             exact[s] = 0
             taken[s] = 0
@@ -181,6 +186,8 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
             leader = dealer + 1 if dealer + 1 < n else 0
             rng[0] = deal_rng[rd]
             top = deal_nb(rng, deck, n, r, hands)
+            if shift != 0:
+                rotate_hands_nb(hands, n, shift)
             undealt = FULL_MASK
             for s in range(n):
                 undealt &= ~hands[s]

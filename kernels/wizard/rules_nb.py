@@ -196,6 +196,16 @@ def deal_nb(rng, deck, n, r, hands):
 
 
 @njit
+def rotate_hands_nb(hands, n, shift):
+    """Seat s takes the hand of seat (s + shift) % n (kernels/rotation_nb.py): the rotated deal."""
+    for _ in range(shift):  # shift < n <= 6: one step at a time, no scratch array
+        first = hands[0]
+        for s in range(n - 1):
+            hands[s] = hands[s + 1]
+        hands[n - 1] = first
+
+
+@njit
 def trump_of_turned_nb(turned):
     """Trump suit from the turned card: its suit; a Jester or no card: NO_TRUMP; a Wizard: -1 (the
     dealer chooses)."""

@@ -172,6 +172,7 @@ def deck_arrays(rows) -> tuple[np.ndarray, np.ndarray]:
 
 class KnuttenRunner(GameRunner):
     game = GAME
+    rotates = True
     kernel_module = "kernels.knutten.play_nb"
     enums_module = "kernels.knutten.enums"
     trace_rows = 16384

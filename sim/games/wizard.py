@@ -78,6 +78,7 @@ def rounds_of(arm) -> int:
 
 class WizardRunner(GameRunner):
     game = GAME
+    rotates = True
     kernel_module = "kernels.wizard.play_nb"
     enums_module = "kernels.wizard.enums"
     trace_rows = 8192

@@ -1,0 +1,41 @@
+"""Seat rotation (duplicate deals), shared by the games that offer it.
+
+An arm that rotates its seats plays each deal once per rotation: game g is deal g // n (n seats)
+seen from rotation k = g % n, in which seat s holds what seat (s + k) % n holds in the unrotated
+deal, and makes the random choices of that seat's stream. Over the n games of a deal every hand and
+every stream of choices sits once at every seat, so what differs between them is the seat alone:
+position is measured with the cards' luck cancelled. The runner asks for it by appending a 1 to
+rule_i after the game's rules (sim/contract.py); a game's kernel reads it with rotating_nb.
+"""
+import numpy as np
+
+from kernels.jit import njit
+
+
+@njit
+def rotating_nb(rule_i, n_rules):
+    """Whether the arm rotates its seats: rule_i holds one entry after its n_rules rules, and it is 1."""
+    return rule_i.shape[0] > n_rules and rule_i[n_rules] != 0
+
+
+@njit
+def rotation_args_ok_nb(rule_i, n_rules):
+    """rule_i holds the rules, or the rules and a rotation flag of 0 or 1."""
+    if rule_i.shape[0] == n_rules:
+        return True
+    return rule_i.shape[0] == n_rules + 1 and 0 <= rule_i[n_rules] <= 1
+
+
+@njit
+def deal_of_nb(game, n, rotating):
+    """(the deal game `game` plays, its rotation): (game, 0) for an arm that does not rotate."""
+    if rotating:
+        return game // n, game - (game // n) * n
+    return game, np.int64(0)
+
+
+@njit
+def held_hand_nb(seat, shift, n):
+    """Which seat's hand (and stream) of the unrotated deal `seat` holds at rotation `shift`."""
+    h = seat + shift
+    return h - n if h >= n else h
