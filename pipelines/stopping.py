@@ -37,12 +37,22 @@ def _meta(study, arm):
 
 def per_game(frame, study, arm, measure: str) -> np.ndarray:
     """One arm's per-game values of a measure, in game order: seat 0's win weight minus the fair share
-    (seat0_edge), turns, rounds, the mean score per seat (score) or the game's own measure."""
+    (seat0_edge), turns, rounds, the mean score per seat (score) or the game's own measure; of an arm that
+    rotates its seats, per deal."""
+    x = _per_game(frame.sort("game"), study, arm, measure)
+    if not arm.rotate:
+        return x
+    # an arm that rotates its seats: a deal's rotations are one value, their mean (batches hold whole deals;
+    # a pilot may end inside one, left out)
+    whole = len(x) // arm.players * arm.players
+    return x[:whole].reshape(-1, arm.players).mean(axis=1)
+
+
+def _per_game(frame, study, arm, measure: str) -> np.ndarray:
     import polars as pl
 
     from reports import metrics
 
-    frame = frame.sort("game")
     if measure == "seat0_edge":
         x = frame.select(metrics.win_weight(0))["w0"].to_numpy().astype(float) - 1.0 / arm.players
     elif measure in ("turns", "rounds"):
@@ -74,7 +84,9 @@ class Stopper:
         self.stop = study.stop
         self.arms = [a.name for a in study.arms]
         self.streams = self.stop.streams(self.arms)
-        self.monitor = Monitor(self.stop, [s[0] for s in self.streams], study.batch_size)
+        self.monitor = Monitor(self.stop, [s[0] for s in self.streams], study.batch_size,
+                               [study.arm(arms[0]).players if study.arm(arms[0]).rotate else 1
+                                for _, _, arms in self.streams])
         self.landed: dict[int, set] = {}
         self.fed: set[int] = set()
 
@@ -150,7 +162,8 @@ def run_stopping(study, session, say=None) -> dict:
         if first_round and monitor.looks:
             first_round = False
             look = monitor.looks[0]
-            say(f"pilot: {look.games:,} games per arm; rho^2 tuned for {monitor.t_opt:,.0f} games; widest "
+            unit = "deals" if max(monitor.per_unit) > 1 else "games"  # a rotated arm's values are its deals
+            say(f"pilot: {look.games:,} games per arm; rho^2 tuned for {monitor.t_opt:,.0f} {unit}; widest "
                 f"half-width {look.widest().half_width:.4g} (target {stop.half_width:g})")
         if monitor.reached is not None or monitor.consumed >= cap_b:
             break
@@ -245,12 +258,15 @@ def plan_study(study, pilot: int = PLAN_PILOT, workers: int | None = None) -> li
              f"measured now on this machine ({cost.workers or '?'} worker(s))"]
 
     def sd(arm: str, measure: str, other: str | None = None) -> float:
+        """Per game; for an arm that rotates its seats, the sd of a deal's mean times sqrt(players): the
+        sd that gives the games needed directly."""
         a = study.arm(arm)
         x = per_game(frames[arm], study, a, measure)
         if other is not None:
             x = x - per_game(frames[other], study, study.arm(other), measure)
         x = x[np.isfinite(x)]
-        return float(np.std(x, ddof=1)) if x.size > 1 else math.nan
+        per = math.sqrt(a.players) if a.rotate else 1.0
+        return float(np.std(x, ddof=1)) * per if x.size > 1 else math.nan
 
     def timing(games: int, arms, batches: bool) -> str:
         """A stop looks at batch boundaries, so it plays whole batches; a study's games may be any number."""

@@ -141,7 +141,8 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
     planned = {} if comp.unverified else comp.planned
     arms = [{"name": a.name, "game": a.game, "players": a.players, "rules": a.rules, "policies": list(a.policies),
              "deck": a.deck, "games": games.get(a.name, 0), "planned": planned.get(a.name)}
-            for a in dataset.all_arms]
+            | ({"rotate": True} if a.rotate else {}) for a in dataset.all_arms]
+    rotated = [a["name"] for a in arms if a.get("rotate")]
     header = {
         "dataset": {"path": str(dataset.root), "study": dataset.name, "fingerprint": dataset.fingerprint,
                     "seed": dataset.study.get("seed"), "games": sum(games.values()), "arms": arms},
@@ -164,7 +165,10 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
                       ("rules shared by every arm: " + text.rules(common))
                       if common else "",
                       "batch files without integrity records (written before kaartlab kept them): "
-                      "not verified" if comp.unverified else ""])))
+                      "not verified" if comp.unverified else "",
+                      f"{', '.join(rotated)}: each deal played once per seat rotation; the first-player section and "
+                      "the comparisons take a deal as one unit, the other sections read each deal once (its first "
+                      "rotation), so they count one game per deal" if rotated else ""])))
     return header, table
 
 

@@ -82,7 +82,15 @@ def _pair_query(scan: pl.LazyFrame, pair: Pair, measures: list[Measure]) -> pl.L
         cols = [mm.expr(arm).cast(pl.Float64).alias(mm.key) for mm in measures if not mm.seat_range]
         if any(mm.seat_range for mm in measures):
             cols += [m.win_weight(s).alias(f"_w{s}") for s in range(arm.players)]
-        return scan.filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
+        rows = scan.filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
+        if not arm.rotate:
+            return rows
+        # an arm that rotates its seats: a deal's n rotations (consecutive games, whole deals by the
+        # spec) averaged into one unit, in game order; pairs join arms of one design, so both sides
+        # rotate or neither does
+        n, names = arm.players, rows.collect_schema().names()[1:]
+        return rows.sort("game").select(arm.unit().reshape((-1, n)).arr.first().alias("game"),
+                                        *[pl.col(c).reshape((-1, n)).arr.mean().alias(c) for c in names])
 
     # rows in arm a's order: a hash join's own order varies from run to run, and with it the sums' last bits
     joined = side(pair.a).join(side(pair.b), on="game", how="inner", suffix=":b", maintain_order="left")
@@ -135,7 +143,7 @@ def compare_pairs(ctx: Context, pairs: list[Pair], measures: list[Measure]) -> d
     """{pair.key: [Comparison per measure]}; cached per (pair, measures) in the context."""
     todo = [p for p in pairs if ("compare", p.key, tuple(mm.key for mm in measures)) not in ctx._cache]
     if todo:
-        frames = pl.collect_all([_pair_query(ctx.scan, p, measures) for p in todo])
+        frames = pl.collect_all([_pair_query(ctx.every_game, p, measures) for p in todo])
         for pair, frame in zip(todo, frames):
             row = frame.row(0, named=True)
             out = []

@@ -71,7 +71,27 @@ class Context:
 
     @property
     def scan(self) -> pl.LazyFrame:
+        """One row per game, games being independent: of an arm that rotates its seats, each deal's
+        first rotation only (its other rotations replay the same cards; the seat shares and the paired
+        comparisons read them all, by deal, through `every_game`)."""
+        keep = [(pl.col("arm") != a.name) | (pl.col("game") % a.players == 0) for a in self.arms if a.rotate]
+        return self.every_game.filter(pl.all_horizontal(keep)) if keep else self.every_game
+
+    @property
+    def every_game(self) -> pl.LazyFrame:
         return self.dataset.scan(self.game)
+
+    def unit(self) -> pl.Expr:
+        """Each row's independent unit within its arm: its deal in an arm that rotates, else its game."""
+        expr = pl.col("game")
+        for a in self.arms:
+            if a.rotate:
+                expr = pl.when(pl.col("arm") == a.name).then(a.unit()).otherwise(expr)
+        return expr
+
+    @property
+    def rotates(self) -> bool:
+        return any(a.rotate for a in self.arms)
 
     def arm(self, name: str) -> Arm:
         return self.dataset.arm(name)

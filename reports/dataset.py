@@ -126,6 +126,11 @@ class Arm:
     seat_params: tuple = field(default=(), hash=False, compare=False)  # per seat: (policy, {param: value})
     first: int = 0  # first game index (a search re-plays its best setting on games after its candidates')
     search: str = ""  # the [[search]] that made this arm ("" for the study's own arms)
+    rotate: bool = False  # each deal played once per seat rotation: game g is deal g // players
+
+    def unit(self) -> pl.Expr:
+        """The independent unit a row belongs to: its deal for a rotated arm, else its game."""
+        return pl.col("game") // self.players if self.rotate else pl.col("game")
 
     @property
     def fair(self) -> float:
@@ -134,12 +139,12 @@ class Arm:
     def design(self) -> tuple:
         """What must match for two arms to 'differ in rule parameters only'."""
         return (self.game, self.game_version, self.players, self.policies,
-                json.dumps(self.deck, sort_keys=True), self.first)
+                json.dumps(self.deck, sort_keys=True), self.first, self.rotate)
 
     def setup(self) -> tuple:
         """What must match for arms to be pooled in a policy comparison (all but the policies)."""
         return (self.game, self.game_version, self.players, json.dumps(self.rules, sort_keys=True),
-                json.dumps(self.deck, sort_keys=True))
+                json.dumps(self.deck, sort_keys=True), self.rotate)
 
     def rule_diff(self, other: "Arm") -> dict[str, tuple]:
         """{rule: (self value, other value)} for every rule that differs."""
@@ -164,7 +169,8 @@ class Arm:
 
     def variant_design(self) -> tuple:
         """What must match for two uniform tables to differ in a player parameter only."""
-        return (self.game, self.game_version, self.players, json.dumps(self.deck, sort_keys=True), self.first)
+        return (self.game, self.game_version, self.players, json.dumps(self.deck, sort_keys=True), self.first,
+                self.rotate)
 
     @property
     def mixed_policies(self) -> bool:
@@ -233,6 +239,7 @@ class Dataset:
             arm = Arm(name=a["name"], game=game, players=players, rules=dict(a.get("rules") or {}),
                       policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
                       index=i, seat_params=seats if len(seats) == players else (), first=int(a.get("first", 0)),
+                      rotate=a.get("rotate") is True,
                       search=str(a.get("search", "")))
             # a search's candidates are read by its own section (reports/search.py), not the generic ones
             (candidates if a.get("search_role") == "candidate" else arms).append(arm)

@@ -115,6 +115,8 @@ def by_arm(frame: pl.LazyFrame, arms: Iterable[str], aggs: list[pl.Expr]) -> pl.
     if not parts:
         return frame.group_by("arm").agg(aggs)
     return pl.concat(parts, how="vertical")
+
+
 def moments(expr: pl.Expr, name: str) -> list[pl.Expr]:
     """Count of non-null values, sum, mean and sample variance of a per-game expression."""
     return [

@@ -262,6 +262,9 @@ def make_stop(table, arms, games: int | None, measure_names) -> Stop | None:
         if a.game != b.game or a.players != b.players:
             raise SpecError(f"[stop] between {between[0]!r} and {between[1]!r}: a paired difference needs "
                             "one game and one number of players")
+        if a.rotate != b.rotate:
+            raise SpecError(f"[stop] between {between[0]!r} and {between[1]!r}: one rotates its seats and the "
+                            "other does not, so their games do not pair; rotate both or neither")
     own = table.get("arms")
     if own is not None:
         if not isinstance(own, list) or not all(isinstance(a, str) for a in own) or len(set(own)) != len(own):
@@ -298,6 +301,7 @@ class Monitor:
     stop: Stop
     streams: list[str]
     batch_size: int
+    per_unit: list[int] | None = None  # games per value of each stream: a rotated arm's deal is one value
     rho2: float | None = None  # fixed at the end of the pilot (tuned), or given
     t_opt: float | None = None
     pending: dict = field(default_factory=dict)
@@ -308,6 +312,7 @@ class Monitor:
 
     def __post_init__(self):
         self.moments = [Moments() for _ in self.streams]
+        self.per_unit = list(self.per_unit or [1] * len(self.streams))
         self.pilot_batches = max(1, -(-self.stop.pilot // self.batch_size))
 
     def add(self, index: int, values) -> list[Look]:
@@ -331,11 +336,16 @@ class Monitor:
         return new
 
     def _tune(self) -> None:
-        """Fix rho squared at the end of the pilot, for the games the widest stream predicts."""
-        sd = max((m.sd for m in self.moments if m.n > 1 and math.isfinite(m.sd)), default=0.0)
+        """Fix rho squared at the end of the pilot, for the values the stream needing most games predicts
+        (t_opt counts that stream's values: games, or deals of a rotated arm)."""
         games = self.consumed * self.batch_size
-        self.t_opt = float(min(max(games_for(self.stop.half_width, sd, self.stop.alpha), games),
-                               max(self.stop.max_games, games))) if sd > 0 else float(games)
+        live = [(m, u) for m, u in zip(self.moments, self.per_unit) if m.n > 1 and math.isfinite(m.sd) and m.sd > 0]
+        if not live:
+            self.t_opt = float(games)
+        else:
+            m, u = max(live, key=lambda mu: games_for(self.stop.half_width, mu[0].sd, self.stop.alpha) * mu[1])
+            self.t_opt = float(min(max(games_for(self.stop.half_width, m.sd, self.stop.alpha), games // u),
+                                   max(self.stop.max_games, games) // u))
         self.rho2 = tuned_rho2(self.t_opt, self.stop.alpha)
 
     def intervals(self) -> list[Interval]:
@@ -345,7 +355,7 @@ class Monitor:
         """Games per arm the current estimates say the target needs with this tuning (at least one
         more batch than consumed)."""
         need = 0
-        for m in self.moments:
+        for m, u in zip(self.moments, self.per_unit):
             if m.n > 1 and math.isfinite(m.sd):
-                need = max(need, games_for(self.stop.half_width, m.sd, self.stop.alpha, self.rho2))
+                need = max(need, games_for(self.stop.half_width, m.sd, self.stop.alpha, self.rho2) * u)
         return need

@@ -52,7 +52,9 @@ class SeatStats:
     edge: Estimate
     gaps: Gaps
     balance: Estimate
-    sd0: float  # per-game standard deviation of seat 0's win weight
+    sd0: float  # per-unit standard deviation of seat 0's win weight (a unit: a game, or a rotated deal)
+    units: int  # independent units: games, or the deals of an arm that rotates its seats
+    rotation_gain: float | None  # rotated arm: variance of seat 0's share as independent games / as deals
     named_edge: float
     within: float  # with 95% confidence |edge| <= within
     margin: float | None  # the study's equivalence margin (report.equivalence_margin)
@@ -77,12 +79,13 @@ class SeatStats:
     @property
     def detectable(self) -> float:
         """Smallest seat-0 edge this report detects with POWER at its own level (multiplicity included)."""
-        return detectable_edge(self.sd0, self.games, alpha=self.test_level)
+        return detectable_edge(self.sd0, self.units, alpha=self.test_level)
 
     @property
     def needed(self) -> float:
         """Games to detect the study's named edge with POWER at this report's level."""
-        return games_for_edge(self.named_edge, self.sd0, alpha=self.test_level)
+        per_unit = self.arm.players if self.arm.rotate else 1
+        return games_for_edge(self.named_edge, self.sd0, alpha=self.test_level) * per_unit
 
     @property
     def hi_seat(self) -> int:
@@ -116,6 +119,9 @@ class SeatStats:
             "balance": {**self.balance.to_dict(), "largest_share_seat": self.hi_seat,
                         "smallest_share_seat": self.lo_seat, "plain_max_minus_min": float(self.mean.max() - self.mean.min())},
             "small_sample": self.small,
+            **({"rotation": {"deals": self.units, "games_per_deal": self.arm.players,
+                             "variance_as_independent_games_over_as_deals": self.rotation_gain}}
+               if self.arm.rotate else {}),
         }
 
 
@@ -142,9 +148,29 @@ def seat_moments(r: dict, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return sums, mean, cov
 
 
+def _unit_rows(ctx: Context) -> dict[str, dict]:
+    """The aggregated row per arm, over its independent units ("games" counts them, "all_games" counts
+    games): a game, or a deal of an arm that rotates its seats, whose rotations (n consecutive games,
+    whole deals by the spec) are averaged into one unit first, in game order so the bytes repeat."""
+    k = ctx.max_players
+    names = [a.name for a in ctx.arms]
+    frame = m.by_arm(ctx.every_game, names, _aggregations(k)).collect()
+    rows = {r["arm"]: r | {"all_games": r["games"]} for r in frame.iter_rows(named=True)}
+    for arm in (a for a in ctx.arms if a.rotate and a.name in rows):
+        n = arm.players
+        deals = (ctx.every_game.filter(pl.col("arm") == arm.name).sort("game")
+                 .select(*[m.win_weight(s).reshape((-1, n)).arr.mean().alias(f"u{s}") for s in range(n)]))
+        unit = deals.select(pl.len().alias("games"), *[pl.col(f"u{s}").sum().alias(f"w{s}") for s in range(n)],
+                            *[(pl.col(f"u{s}") * pl.col(f"u{t}")).sum().alias(f"w{s}*w{t}")
+                              for s in range(n) for t in range(s, n)]).collect().row(0, named=True)
+        games, s1, s2 = rows[arm.name]["games"], rows[arm.name]["w0"], rows[arm.name]["w0*w0"]
+        game_var0 = (s2 - s1 * s1 / games) / (games - 1) if games > 1 else None  # as independent games
+        rows[arm.name] = rows[arm.name] | unit | {"game_var0": game_var0}
+    return rows
+
+
 def _seat_stats(ctx: Context) -> dict[str, SeatStats]:
-    frame = m.by_arm(ctx.scan, [a.name for a in ctx.arms], _aggregations(ctx.max_players)).collect()
-    rows = {r["arm"]: r for r in frame.iter_rows(named=True)}
+    rows = _unit_rows(ctx)
     opts = ctx.options
     out = {}
     for arm in ctx.arms:
@@ -153,6 +179,9 @@ def _seat_stats(ctx: Context) -> dict[str, SeatStats]:
             continue
         n, k = int(r["games"]), arm.players
         wins, mean, cov = seat_moments(r, k)
+        gain = None
+        if arm.rotate and r.get("game_var0") is not None and cov[0, 0] > 0:
+            gain = (r["game_var0"] / r["all_games"]) / (cov[0, 0] / n)
         shares = [share_interval(mean[s], cov[s, s], n) for s in range(k)]
         edge = shares[0].shift(-arm.fair)
         p_edge = share_test(shares[0], cov[0, 0], arm.fair)
@@ -166,9 +195,10 @@ def _seat_stats(ctx: Context) -> dict[str, SeatStats]:
             eq_claim = ctx.claim(f"first_player/{arm.name}/equivalence", KEY,
                                  f"{arm.name}: seat 0's edge within +-{opts.equivalence_margin * 100:g} points", eq_p)
         out[arm.name] = SeatStats(
-            arm=arm, games=n, no_winner=int(r["no_winner"]), shared=int(r["shared"]), wins=wins, mean=mean,
+            arm=arm, games=int(r["all_games"]), no_winner=int(r["no_winner"]), shared=int(r["shared"]),
+            wins=wins * (int(r["all_games"]) / n), mean=mean,
             cov=cov, shares=shares, chi=equal, edge=edge, gaps=gaps, balance=gaps.range.complement(),
-            sd0=sd0, named_edge=opts.edge,
+            sd0=sd0, units=n, rotation_gain=gain, named_edge=opts.edge,
             within=max(abs(edge.lo), abs(edge.hi)) if np.isfinite(edge.lo) else math.nan,
             margin=opts.equivalence_margin, equivalence_p=eq_p,
             edge_claim=ctx.claim(f"first_player/{arm.name}/seat0_edge", KEY, f"{arm.name}: seat 0's edge", p_edge),
@@ -255,6 +285,18 @@ def balance_verdict(st: SeatStats) -> str:
             f"{adjusted(st.equal_claim)}: {decided}.")
 
 
+def rotation_verdict(st: SeatStats) -> str:
+    """What rotating the seats over each deal bought, for seat 0's interval."""
+    head = (f"{st.arm.name}: each of {text.count(st.units)} deals was played once per seat rotation "
+            f"({text.count(st.games)} games), so every hand sat at every seat; these intervals take the deal as "
+            f"the unit")
+    g = st.rotation_gain
+    if g is None or not np.isfinite(g):
+        return head + "."
+    return (head + f". Seat 0's interval is {1 / math.sqrt(g):.2f} times the width that as many independently dealt "
+            f"games would give: the rotation was worth {g:.2f} times the games.")
+
+
 def small_verdict(st: SeatStats) -> str:
     return (f"{st.arm.name}: only {text.count(st.games)} games. Intervals rest on large-sample approximations and "
             f"only large effects can be seen (seat 0's edge would have to be {st.detectable * 100:.2g} points or more); "
@@ -281,6 +323,7 @@ def section(ctx: Context) -> Section | None:
         sec.verdicts = [small_verdict(st) for st in small]
     single = len(stats) == 1
     sec.verdicts += [edge_verdict(st) for st in stats.values()] if single else summary_verdicts(stats)
+    sec.verdicts += [rotation_verdict(st) for st in stats.values() if st.arm.rotate]
     sec.data = {"arms": {name: st.to_dict() for name, st in stats.items()}}
 
     seats = max(st.arm.players for st in stats.values())
