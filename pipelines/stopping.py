@@ -190,7 +190,7 @@ def run_stopping(study, session, say=None) -> dict:
         "target": stop.half_width,
         "confidence": stop.confidence,
         "half_width": max(i.half_width for i in last.intervals),
-        "intervals": [i.to_dict() for i in last.intervals],
+        "intervals": [_games_and_deals(i.to_dict(), u) for i, u in zip(last.intervals, monitor.per_unit)],
         "looks": sum(1 for lk in monitor.looks if lk.batches <= final_b),
         "pilot": pilot_b * bs,
         "rho2": monitor.rho2,
@@ -206,6 +206,13 @@ def run_stopping(study, session, say=None) -> dict:
     for i in last.intervals:
         say(f"  {i.name}: {i.value:+.4g} +- {i.half_width:.4g}")
     return record
+
+
+def _games_and_deals(interval: dict, per_unit: int) -> dict:
+    """An interval's record: a rotated arm's values are deals, recorded as such beside their games."""
+    if per_unit == 1:
+        return interval
+    return interval | {"games": interval["games"] * per_unit, "deals": interval["games"]}
 
 
 def _remove_beyond(session, arms, final_b: int) -> int:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from reports import plots, render, sweeps, text
+from reports import plots, render, stopping, sweeps, text
 from reports.answers import Answer, answer, target_section
 from reports.claims import Family
 from reports.context import Context, Options
@@ -28,8 +28,9 @@ def _as_list(result) -> list[Section]:
 def _make(contexts: list[Context]) -> list[Section]:
     answers, targets = answer_questions(contexts)
     found = search.answers(contexts[0].dataset)  # a [[search]]'s answer opens the report (reports/search.py)
+    stopped = stopping.section(contexts[0].dataset)
     sections: list[Section] = [answers_section(contexts[0].dataset, found + answers),
-                               *search.sections(contexts[0].dataset), *targets]
+                               *([stopped] if stopped else []), *search.sections(contexts[0].dataset), *targets]
     for ctx in contexts:
         sections += sweeps.sections(ctx)
     for ctx in contexts:

@@ -159,6 +159,13 @@ def test_the_cap_stops_a_study_that_cannot_reach_the_target(tmp_path):
     stopped = json.loads((out / "study.json").read_text())["stopped"]
     assert stopped["reason"] == "max_games" and stopped["games"] == 5_000 and stopped["reached_at"] is None
     assert stopped["half_width"] > 0.001
+    # the report says why it stopped, with the intervals it stopped on
+    from reports.build import build_report
+
+    summary = json.loads(build_report(out)["json"].read_text())
+    section = summary["sections"]["stopping"]
+    assert section["data"]["reason"] == "max_games" and section["data"]["intervals"] == stopped["intervals"]
+    assert "hit its cap of 5,000 games per arm" in section["verdicts"][0]
 
 
 def test_paired_difference_between_arms(tmp_path):
