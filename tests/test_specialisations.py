@@ -7,17 +7,17 @@ much longer than it needed to be (docs/benchmarks.md, "Compile time"). benchmark
 types each game's whole call graph in a fresh interpreter (type inference only: the types decide
 the specialisations, and typing costs a fraction of a compile) and lists such pairs.
 
-GAMES are the games whose kernels have been cleared of such pairs and checked here. Wippen's are
-cleared too (docs/benchmarks.md), but its type inference alone takes minutes, which this test
-cannot afford. Wie Weet Wat and Wie is de Heer? can be added once their kernels are
-cleared.
+GAMES are the games whose kernels have been cleared of such pairs and checked here. Wippen's and
+Wie is de Heer?'s are cleared too (docs/benchmarks.md), but their type inference takes one to a few
+minutes of CPU, which this test cannot afford: `python -m benchmarks.specialisations wippen
+wieisdeheer --typing-only` checks them.
 """
 import pytest
 from numba.core import types
 
 from benchmarks.specialisations import literal_duplicates, measure
 
-GAMES = ["knutten", "wizard"]
+GAMES = ["knutten", "wizard", "wieweetwat"]
 
 
 def test_a_literal_and_its_type_alike_are_found_and_other_pairs_are_not():

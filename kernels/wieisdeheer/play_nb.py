@@ -11,7 +11,7 @@ import numpy as np
 
 from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
-from kernels.trace_nb import trace_row_nb as ev_nb
+from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wieisdeheer.belief_nb import (
@@ -51,6 +51,14 @@ TO_UNIT = 1.0 / 9007199254740992.0
 
 
 
+
+
+@inline
+def ev_nb(trace, tp, code, seat, a, b, c, d, e, f):
+    """trace_row_nb with every value an int64: event codes, zeros and -1 are constants, and each mix
+    of them would be a specialisation of its own."""
+    return trace_row_nb(trace, np.int64(tp), np.int64(code), np.int64(seat), np.int64(a), np.int64(b),
+                        np.int64(c), np.int64(d), np.int64(e), np.int64(f))
 
 @njit
 def permille_nb(p):
@@ -164,7 +172,7 @@ def start_game_nb(seed, g, n, jokers, seat_i, tb):
     mole = setup_nb(seed, g, n, jokers, st, hands, hand_n, draw, disc, in_disc)
     init_beliefs_nb(post, n)
     init_beliefs_nb(pub, n)
-    rng[MAX_PLAYERS] = extra_stream_nb(seed, g, 0)
+    rng[MAX_PLAYERS] = extra_stream_nb(seed, g, np.int64(0))
     for s in range(n):
         rng[s] = seat_stream_nb(seed, g, s)
         for row in range(N_PER):
@@ -398,7 +406,7 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                     tp = ev_nb(trace, tp, EV_DRAW, s, 1, DRAW_NO_FIT, 0, 0, 0, 0)
                     tp = ev_nb(trace, tp, EV_GOT, s, card, 0, 0, 0, 0, 0)
                 slot = hand_n[s] - 1
-                if not (play_drawn and fits_nb(card, st[ST_SUIT], st[ST_RANK], 0)
+                if not (play_drawn and fits_nb(card, st[ST_SUIT], st[ST_RANK], np.int64(0))
                         and play_drawn_nb(acts, hands[s], hand_n[s], slot, counts, st[ST_PILE],
                                           rich[s], hand_n[nxt])):
                     break
@@ -568,7 +576,7 @@ def rest_of_order_nb(rule_i, policies, tb, n, trace, tp, tr):
     s = gs[G_SEAT]
     n_out = gs[G_OUT]
     while n_out < n:
-        best = -1
+        best = np.int64(-1)
         for kk in range(n):
             t = (s + kk) % n
             if out_of[t] == 0 and (best < 0 or hand_n[t] < hand_n[best]):

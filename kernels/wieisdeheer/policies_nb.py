@@ -95,7 +95,7 @@ def card_score_nb(hand_set, c, counts, terms):
     score += ace if r == ACE else 0
     score += 8 if r == EIGHT else 0
     # a 7 the hand can follow (another card fits on it once it is played)
-    follows = hand_set & ~bit_nb(c) & fit_mask_nb(su, SEVEN, 0) != 0
+    follows = hand_set & ~bit_nb(c) & fit_mask_nb(su, np.int64(SEVEN), np.int64(0)) != 0
     score += (25 if follows else -5) if r == SEVEN else 0
     return score
 
@@ -157,7 +157,7 @@ def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_
     hand = hands[s]
     hn = hand_n[s]
     hand_set = hand_mask_nb(hand, hn)
-    playable = hand_set & fit_mask_nb(st_suit, st_rank, 0)
+    playable = hand_set & fit_mask_nb(st_suit, st_rank, np.int64(0))
     if playable == 0:
         return -1, 0
     if policy == P_RANDOM:
@@ -177,7 +177,7 @@ def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_
         if rich_pile and playable & JACK_MASK != 0 and others != 0 and coin_nb(seat_rng, s, sabotage):
             # a pass-up: the best fitting card that is neither an ace nor a jack
             return best_slot_nb(hand, hn, hand_set, others, counts,
-                                shed_terms_nb(pile, rich, next_n, hn, False)), 2
+                                shed_terms_nb(pile, rich, next_n, hn, np.bool_(False))), 2
     return best_slot_nb(hand, hn, hand_set, playable, counts,
                         shed_terms_nb(pile, rich, next_n, hn, reasoner)), 0
 
@@ -199,7 +199,7 @@ def jack_suit_nb(policy, hand, hn, jack_suit, seat_rng, s, counts):
     """The suit a jack names: the suit the hand holds most of (ties: the lowest; an empty hand keeps
     the jack's own suit); random: any suit."""
     if policy == P_RANDOM:
-        return pick_nb(seat_rng, s, N_SUITS)
+        return pick_nb(seat_rng, s, np.int64(N_SUITS))
     suit_counts_nb(hand_mask_nb(hand, hn) & ~JACK_MASK, counts)
     best = jack_suit
     best_n = 0

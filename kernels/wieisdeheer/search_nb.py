@@ -114,7 +114,7 @@ def options_nb(tb, p, heuristic, opts):
     k = 0
     for i in range(hand_n[p]):
         c = hand[i]
-        if i == heuristic or not fits_nb(c, st[ST_SUIT], st[ST_RANK], 0):
+        if i == heuristic or not fits_nb(c, st[ST_SUIT], st[ST_RANK], np.int64(0)):
             continue
         if RANK_OF[c] == JOKER:
             if joker_taken:
@@ -172,7 +172,7 @@ def determinize_nb(tb, det, p, n, unseen, u):
     seed = np.int64(w >> np.uint64(1))
     for q in range(n):
         d_rng[q] = seat_stream_nb(seed, np.int64(0), q)
-    d_rng[MAX_PLAYERS] = extra_stream_nb(seed, np.int64(0), 0)
+    d_rng[MAX_PLAYERS] = extra_stream_nb(seed, np.int64(0), np.int64(0))
     return seed
 
 
@@ -183,7 +183,7 @@ def playout_value_nb(rule_i, rule_f, seat_i, seat_f, det, sim, playout, p, n, se
     copy_tables_nb(det, sim)
     play_nb.play_turns_nb(seed, np.int64(0), rule_i, rule_f, playout, seat_i, seat_f, sim, None,
                           0, False, False, None, slot, NO_LIMIT)
-    play_nb.rest_of_order_nb(rule_i, playout, sim, n, None, 0, False)
+    play_nb.rest_of_order_nb(rule_i, playout, sim, n, None, np.int64(0), np.bool_(False))
     return value_nb(sim, p, n, rule_i[R_MOLE_POT])
 
 

@@ -77,7 +77,7 @@ def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
     shuffled, 7 cards each from the top dealt one at a time from seat 0, the start card turned.
     Everything comes from deal_stream_nb(seed, g, 0). Fills the arrays and st."""
     n_cards = cards_in_play_nb(jokers)
-    state = deal_stream_nb(seed, g, 0)
+    state = deal_stream_nb(seed, g, np.int64(0))
     state, u = next_word_nb(state)
     mole = uniform_nb(u, players)  # the king among n-1 queens, one card each
     for k in range(ST_UNSEEN, N_ST):
@@ -85,7 +85,7 @@ def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
     for c in range(n_cards):
         draw[c] = c
         in_disc[c] = 0
-        count_unseen_nb(st, c, 1)
+        count_unseen_nb(st, c, np.int64(1))
     state = shuffle_into_nb(state, draw, n_cards)
     top = n_cards
     for s in range(MAX_PLAYERS):
@@ -99,7 +99,7 @@ def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
     start = draw[top]
     disc[0] = start
     in_disc[start] = 1
-    count_unseen_nb(st, start, -1)
+    count_unseen_nb(st, start, np.int64(-1))
     st[ST_DRAW_N] = top
     st[ST_DISC_N] = 1
     st[ST_SUIT] = SUIT_OF[start]
@@ -202,7 +202,7 @@ def discard_nb(st, disc, in_disc, card):
     disc[st[ST_DISC_N]] = card
     st[ST_DISC_N] += 1
     in_disc[card] = 1
-    count_unseen_nb(st, card, -1)
+    count_unseen_nb(st, card, np.int64(-1))
     st[ST_SUIT] = SUIT_OF[card]
     st[ST_RANK] = RANK_OF[card]
 
@@ -217,7 +217,7 @@ def reshuffle_nb(seed, g, st, draw, disc, in_disc):
     for i in range(k):
         draw[i] = disc[i]
         in_disc[disc[i]] = 0
-        count_unseen_nb(st, disc[i], 1)
+        count_unseen_nb(st, disc[i], np.int64(1))
     top = disc[k]
     disc[0] = top
     st[ST_DISC_N] = 1

@@ -172,7 +172,7 @@ def shuffle_categories_nb(seed, game, pile, pile_n, n_cards):
     """The game's first category pile: every category and action card, shuffled as drawn."""
     for i in range(n_cards):
         pile[i] = i
-    shuffle_as_drawn_nb(extra_stream_nb(seed, game, 0), pile_n, PN_CAT_STREAM, PN_CAT_LAZY)
+    shuffle_as_drawn_nb(extra_stream_nb(seed, game, np.int64(0)), pile_n, PN_CAT_STREAM, PN_CAT_LAZY)
     pile_n[PN_CAT_PILE] = n_cards
     pile_n[PN_CAT_DISCARDS] = 0
     pile_n[PN_CAT_IN_USE] = 0

@@ -12,6 +12,8 @@ wie_weet_wat_cards says how many), the letters' shares float64[26], the category
 float64[4 * category cards]).
 """
 
+import numpy as np
+
 from kernels.jit import kernel, njit
 from kernels.rng_nb import seat_stream_nb
 from kernels.status import BAD_ARGS, OK, TRACE_FULL
@@ -193,7 +195,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
         deck_counts[kind] = letter_cards[kind]
     deck_counts[WWW] = rule_i[R_WWW_CARDS]
     deck = t["deck"]
-    n_deck = 0
+    n_deck = np.int64(0)
     for kind in range(N_KINDS):
         for _ in range(deck_counts[kind]):
             deck[n_deck] = kind
@@ -250,8 +252,8 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
         game_stats[:] = 0
         ev_nb(trace, at, EV_GAME, -1, n, n_deck, n_cat, n_actions, 0, 0)
         shuffle_categories_nb(seed, g, cpile, pile_n, n_cards)
-        reader = 0
-        rnd = 0
+        reader = np.int64(0)
+        rnd = np.int64(0)
         while True:
             deal_round_nb(seed, g, rnd, deck, n_deck, lpile, pile_n, hands, hand_n, n, hand_size)
             ev_nb(trace, at, EV_ROUND, reader, rnd + 1, 0, 0, 0, 0, 0)
@@ -268,7 +270,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
             if search is not None:
                 search_nb.note_score_nb(search, score)
             won, status = play_round_nb(seed, g, rnd, reader, n, rules, state, piles, stats,
-                                        scratch, checks, trace, at, search, -1)
+                                        scratch, checks, trace, at, search, np.int64(-1))
             if status != OK:
                 return status, g, at[0]
             score[won] += 1

@@ -10,6 +10,8 @@ cards are counted on the table), the categories on the card it reads and their b
 The joker decision (`joker_use`, `joker_patience`) is part of the recall model's first answer
 (recall_nb.first_answer_nb).
 """
+import numpy as np
+
 from kernels.jit import borrowing, inline
 from kernels.wieweetwat.actions_nb import seat_after_nb
 from kernels.wieweetwat.enums import (
@@ -43,7 +45,7 @@ def choose_category_nb(rngs, seat, policy, breadth, card):
             if (b < breadth[first + best]) if policy == P_SPOILER else (b > breadth[first + best]):
                 best = slot
         return best
-    return randint_at_nb(rngs, seat, CATEGORIES_PER_CARD)
+    return randint_at_nb(rngs, seat, np.int64(CATEGORIES_PER_CARD))
 
 
 @borrowing
@@ -53,7 +55,7 @@ def choose_target_nb(rngs, target, seat, hand_n, n):
     that player the round), nobody (-1) when every opponent's hand is empty. Ties: the first
     clockwise from the reader."""
     floor = 2
-    count = 0
+    count = np.int64(0)
     for k in range(1, n):
         if hand_n[seat_after_nb(seat, k, n)] >= 2:
             count += 1

@@ -209,7 +209,7 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
     hands, hand_n, pending, restrict, pile_n, seat_rng = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     seat_stats, action_stats, letter_stats, game_stats = stats
-    grote = False
+    grote = np.bool_(False)
     i = 0
     while i < queue_n:
         action = queue[i]
@@ -390,11 +390,11 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 pending[s] = -1
                 restrict[s] = -1
         active = ((1 << n) - 1) & ~(1 << reader)
-        remise = False
+        remise = np.bool_(False)
         first_wrong = -1
         winner = -1
         b = 0.0
-        grote = False
+        grote = np.bool_(False)
         game_stats[GS_GROTE_LEADER] = -1
         while True:
             # the card (the first, or a remise's new one) and the action cards drawn before it
@@ -416,7 +416,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 break
             if first_slot >= 0:
                 slot = first_slot
-                first_slot = -1
+                first_slot = np.int64(-1)
             elif search is not None and seat_policy[reader] == P_SEARCH and not remise:
                 slot = search_nb.search_category_nb(search, rnd, reader, n, card, grote, rules,
                                                     state, piles)

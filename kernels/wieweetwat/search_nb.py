@@ -379,16 +379,16 @@ def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
     spread[:] = 0.0
     for _ in range(samples):
         seat_rng[reader], word = next_word_nb(seat_rng[reader])
-        seed = determinize_nb(search, word, reader, n, card, 1 << 30, grote, rules, state, piles)
+        seed = determinize_nb(search, word, reader, n, card, np.int64(1 << 30), grote, rules, state, piles)
         base = play_out_nb(search, seed, reader, n, rnd, reader, rules, heuristic)
         for slot in range(CATEGORIES_PER_CARD):
             if opts[slot] < 0 or slot == heuristic:
                 continue
-            determinize_nb(search, word, reader, n, card, 1 << 30, grote, rules, state, piles)
+            determinize_nb(search, word, reader, n, card, np.int64(1 << 30), grote, rules, state, piles)
             d = play_out_nb(search, seed, reader, n, rnd, reader, rules, slot) - base
             gain[slot] += d
             spread[slot] += d * d
-    return best_option_nb(search, CATEGORIES_PER_CARD, heuristic, samples)
+    return best_option_nb(search, np.int64(CATEGORIES_PER_CARD), heuristic, samples)
 
 
 @borrowing
@@ -410,8 +410,8 @@ def search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles):
     seat_i = rules[3]
     heuristic_seat = choose_target_nb(seat_rng, seat_i[reader, SI_TARGET], reader, hand_n, n)
     opts = search[7]
-    n_opts = 0
-    heuristic = -1
+    n_opts = np.int64(0)
+    heuristic = np.int64(-1)
     for k in range(1, n):  # the opponents the heuristic may take from (same floor)
         q = seat_after_nb(reader, k, n)
         if hand_n[q] == 0:
@@ -424,7 +424,7 @@ def search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles):
     for i in range(n_opts):
         if hand_n[opts[i]] >= 2:
             floor = 2
-    j = 0
+    j = np.int64(0)
     for i in range(n_opts):
         if hand_n[opts[i]] >= floor:
             if opts[i] == heuristic_seat:
@@ -452,7 +452,7 @@ def search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles):
             seed = determinize_nb(search, word, reader, n, main, done, grote, rules, state, piles)
             take_card_nb(sim["rng"], sim["hands"], sim["hand_n"], reader, opts[option], None,
                          sim["trace_n"])
-            v = play_out_nb(search, seed, reader, n, rnd, reader, rules, -1)
+            v = play_out_nb(search, seed, reader, n, rnd, reader, rules, np.int64(-1))
             if i < 0:
                 base = v
             else:

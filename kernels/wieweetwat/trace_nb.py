@@ -3,14 +3,21 @@ that the round's helpers can append without returning it. A None trace (a batch)
 compile to nothing."""
 import numpy as np
 
-from kernels.jit import borrowing
+from kernels.jit import borrowing, inline
 from kernels import trace_nb
 
 
-@borrowing
+@inline
 def ev_nb(trace, at, code, seat, a, b, c, d, e, f):
     """Append one row while it fits (the last row is kept free for EV_END); at[0] counts every row
-    asked for, so the driver sees an overflow."""
+    asked for, so the driver sees an overflow. Inlined, handing every value on as an int64: event
+    codes, zeros and -1 are constants, and each mix of them would be a specialisation of its own."""
+    write_row_nb(trace, at, np.int64(code), np.int64(seat), np.int64(a), np.int64(b), np.int64(c),
+                 np.int64(d), np.int64(e), np.int64(f))
+
+
+@borrowing
+def write_row_nb(trace, at, code, seat, a, b, c, d, e, f):
     if trace is None:
         return
     at[0] = trace_nb.trace_row_nb(trace, at[0], code, seat, a, b, c, d, e, f)
