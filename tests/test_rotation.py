@@ -48,13 +48,14 @@ def test_rotation_zero_is_the_unrotated_game_and_rotation_k_shifts_the_hands(gam
     # deals 0..2 at rotation 0 are games 0, 4, 8 of the rotated arm, and games 0..2 unrotated
     a, _ = runner.run_kernel(plain, SEED, 0, 3, checked=True)
     b, _ = runner.run_kernel(rotated, SEED, 0, 3 * n, checked=True)
-    assert a.tobytes() == b[::n].tobytes()
+    for field in a.dtype.names:  # field by field: an aligned record's padding bytes are not the game's
+        assert np.array_equal(a[field], b[::n][field]), field
     unrotated = first_deal(game, False, 2, n)
     for k in range(n):
         hands = first_deal(game, True, 2 * n + k, n)
         assert all(hands[s] == unrotated[(s + k) % n] for s in range(n)), (k, hands, unrotated)
     # the rotations are other games: not all four alike
-    assert len({bytes(b[k]) for k in range(n)}) > 1
+    assert len({(int(b[k]["turns"]), tuple(b[k]["score"])) for k in range(n)}) > 1
 
 
 @pytest.mark.parametrize("game", ["knutten", "wizard"])
