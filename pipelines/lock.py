@@ -27,12 +27,12 @@ LEASE_SECONDS = float(os.environ.get("KAARTLAB_LEASE_SECONDS", "120"))
 
 
 def _holder_info(command: str, token: str) -> dict:
-    return {"host": platform.node(), "pid": os.getpid(), "process_start": _process_start(os.getpid()),
+    return {"host": platform.node(), "pid": os.getpid(), "process_start": process_start(os.getpid()),
             "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "command": command, "token": token, "heartbeat": time.time()}
 
 
-def _process_start(pid: int) -> str | None:
+def process_start(pid: int) -> str | None:
     """The kernel's start time of a process (to tell a reused pid from the holder)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -207,4 +207,4 @@ def _dead_here(holder: dict) -> bool:
     except PermissionError:
         return False
     start = holder.get("process_start")
-    return start is not None and _process_start(pid) != start
+    return start is not None and process_start(pid) != start

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from sim.cli import positive_int
+from sim.argtypes import positive_int
 from sim.errors import SpecError
 
 DESCRIPTION = """\

@@ -10,6 +10,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from sim.argtypes import positive_int, whole as _whole
 from sim.errors import KernelError, SpecError
 
 EPILOG = """examples:
@@ -268,14 +269,6 @@ def _run_options(p) -> None:
                    help="play without first timing a few games of each arm to estimate the run time")
 
 
-def _whole(text: str) -> int:
-    """argparse type: a whole number (underscores allowed)."""
-    try:
-        return int(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-
-
 def games_option(text: str) -> int:
     """--games N: games per arm, checked as a study file's `games` is, in one error naming --games."""
     from sim.spec import MAX_GAMES
@@ -286,17 +279,6 @@ def games_option(text: str) -> int:
         raise SpecError(f"--games={text}: expected a whole number 1..{MAX_GAMES:,}") from None
     if not 1 <= value <= MAX_GAMES:
         raise SpecError(f"--games={value}: expected a whole number 1..{MAX_GAMES:,}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """argparse type: a whole number >= 1 (underscores allowed, as in 1_000_000)."""
-    try:
-        value = int(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
 
 

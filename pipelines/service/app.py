@@ -379,25 +379,22 @@ def create_app(config: Config) -> FastAPI:
         return pages.api_page(app.openapi(), user(request), str(request.base_url).rstrip("/"))
 
     # -- the API ------------------------------------------------------------------------------
-    def _stop(id: str) -> dict:
+    def _act(id: str, act, not_ours: str) -> dict:
+        """Stop or resume a study of the queue; a study the service did not queue is refused with `not_ours`."""
         entry, _ = find(id)
         if entry is None:
-            raise Refused(409, f"study {id!r} was not queued by this service (a `kaartlab study` run): stop it there")
+            raise Refused(409, f"study {id!r} was not queued by this service{not_ours}")
         try:
-            queue.stop(id)
+            act(id)
         except SpecError as exc:
             raise Refused(409, str(exc)) from None
         return describe(id)
 
+    def _stop(id: str) -> dict:
+        return _act(id, queue.stop, " (a `kaartlab study` run): stop it there")
+
     def _resume(id: str) -> dict:
-        entry, _ = find(id)
-        if entry is None:
-            raise Refused(409, f"study {id!r} was not queued by this service: submit its study file")
-        try:
-            queue.resume(id)
-        except SpecError as exc:
-            raise Refused(409, str(exc)) from None
-        return describe(id)
+        return _act(id, queue.resume, ": submit its study file")
 
     @app.post("/api/studies", status_code=201, tags=["studies"], dependencies=[Depends(bearer)],
               summary="Queue a study file",

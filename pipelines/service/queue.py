@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from pipelines.lock import process_start
 from pipelines.service.submit import valid_id
 from sim.errors import SpecError
 
@@ -89,14 +90,6 @@ class Entry:
         return (not self.resume, -self.priority, self.seq)
 
 
-def _process_start(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 def _alive(pid: int | None, start: str | None) -> bool:
     if not pid:
         return False
@@ -106,7 +99,7 @@ def _alive(pid: int | None, start: str | None) -> bool:
         return False
     except PermissionError:
         return True
-    return start is None or _process_start(pid) in (None, start)
+    return start is None or process_start(pid) in (None, start)
 
 
 def last_line(log: Path, prefix: str = "kaartlab: ") -> str:
@@ -402,7 +395,7 @@ class Queue:
                 self._set(entry, "failed", f"cannot start the study: {exc}")
                 return
         self.children[entry.id] = child
-        entry.pid, entry.pid_start = child.pid, _process_start(child.pid)
+        entry.pid, entry.pid_start = child.pid, process_start(child.pid)
         entry.started, entry.finished, entry.returncode = now(), None, None
         entry.runs += 1
         self.launches += 1
