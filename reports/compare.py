@@ -89,7 +89,7 @@ def _pair_query(scan: pl.LazyFrame, pair: Pair, measures: list[Measure]) -> pl.L
         # spec) averaged into one unit, in game order; pairs join arms of one design, so both sides
         # rotate or neither does
         n, names = arm.players, rows.collect_schema().names()[1:]
-        return rows.sort("game").select(arm.unit().reshape((-1, n)).arr.first().alias("game"),
+        return rows.sort("game").select((pl.col("game") // n).reshape((-1, n)).arr.first().alias("game"),
                                         *[pl.col(c).reshape((-1, n)).arr.mean().alias(c) for c in names])
 
     # rows in arm a's order: a hash join's own order varies from run to run, and with it the sums' last bits

@@ -81,18 +81,6 @@ class Context:
     def every_game(self) -> pl.LazyFrame:
         return self.dataset.scan(self.game)
 
-    def unit(self) -> pl.Expr:
-        """Each row's independent unit within its arm: its deal in an arm that rotates, else its game."""
-        expr = pl.col("game")
-        for a in self.arms:
-            if a.rotate:
-                expr = pl.when(pl.col("arm") == a.name).then(a.unit()).otherwise(expr)
-        return expr
-
-    @property
-    def rotates(self) -> bool:
-        return any(a.rotate for a in self.arms)
-
     def arm(self, name: str) -> Arm:
         return self.dataset.arm(name)
 

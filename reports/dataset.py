@@ -128,10 +128,6 @@ class Arm:
     search: str = ""  # the [[search]] that made this arm ("" for the study's own arms)
     rotate: bool = False  # each deal played once per seat rotation: game g is deal g // players
 
-    def unit(self) -> pl.Expr:
-        """The independent unit a row belongs to: its deal for a rotated arm, else its game."""
-        return pl.col("game") // self.players if self.rotate else pl.col("game")
-
     @property
     def fair(self) -> float:
         return 1.0 / self.players
