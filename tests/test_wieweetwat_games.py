@@ -12,6 +12,7 @@ from kernels.wieweetwat import enums as E
 from sim.errors import SpecError
 from sim.games.wieweetwat import (
     DEFAULT_LETTERS,
+    ActionCardsWarning,
     INITIAL_SHARE,
     default_categories,
     parse_categories,
@@ -67,7 +68,8 @@ def test_the_default_categories_are_reproducible():
 def test_data_inputs_from_files_play():
     data = {"categories": str(ROOT / "examples/categories.toml"),
             "letters": str(ROOT / "examples/wieweetwat-letters.toml")}
-    arm, rows = play(4, data=data)
+    with pytest.warns(ActionCardsWarning):  # 10 action cards to 4 category cards
+        arm, rows = play(4, data=data)
     assert len(arm.data_value("categories")) == 16
     for row in rows:
         for k in "fjz":  # the example mix has no F, J or Z

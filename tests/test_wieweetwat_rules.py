@@ -3,6 +3,9 @@ players' choices, the piles and their reshuffles, the end of a round; then rules
 play (who reads next, remises, counter-attacks, jokers) read off the traces of whole games."""
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -29,7 +32,8 @@ from kernels.wieweetwat.policies_nb import (
     wants_counter_nb,
 )
 from kernels.wieweetwat.rules_nb import leader_nb, round_winner_nb
-from sim.games.wieweetwat import INITIAL_SHARE, LETTERS
+from sim.errors import SpecError
+from sim.games.wieweetwat import INITIAL_SHARE, LETTERS, ActionCardsWarning, scaled_actions
 from sim.registry import games
 from sim.spec import ArmSpec
 
@@ -65,9 +69,21 @@ def rngs():
 
 def test_rotonde_passes_every_hand_to_the_next_player():
     h, n = hands_of("ab", "c", "ddd*", "")
-    rotonde_nb(h, n, 4, np.zeros(E.HAND_WIDTH, np.int64))
+    rotonde_nb(h, n, 4, np.zeros(E.HAND_WIDTH, np.int64), False)
     assert [text_of(h, s) for s in range(4)] == ["", "ab", "c", "ddd*"]
     assert n[:4].tolist() == [0, 2, 1, 4] and kind_sets_follow(h)
+
+
+def test_rotonde_skipping_an_empty_hand_passes_among_the_holders():
+    """rotonde_empty_hand=skipped: seat 1 (its last card on the table in a remise) neither gives
+    nor receives; with `passed` seat 2 would get the empty hand (and win the round)."""
+    h, n = hands_of("ab", "", "c", "ddd*")
+    rotonde_nb(h, n, 4, np.zeros(E.HAND_WIDTH, np.int64), True)
+    assert [text_of(h, s) for s in range(4)] == ["ddd*", "", "ab", "c"]
+    assert n[:4].tolist() == [4, 0, 2, 1] and kind_sets_follow(h)
+    h, n = hands_of("", "ab", "", "c")
+    rotonde_nb(h, n, 4, np.zeros(E.HAND_WIDTH, np.int64), True)
+    assert [text_of(h, s) for s in range(4)] == ["", "c", "", "ab"]
 
 
 def test_verkiezingspartij_everyone_takes_one_card_from_the_left_at_once():
@@ -194,12 +210,38 @@ def test_category_cards_in_use_come_back_only_when_nothing_else_is_left():
     in_use = np.zeros(3, np.int64)
     pile_n = np.zeros(E.N_PILE_N, np.int64)
     pile_n[E.PN_CAT_PILE] = 3
-    drawn = [draw_category_card_nb(1, 0, pile, discards, in_use, pile_n)[0] for _ in range(3)]
+    none = np.zeros(1, np.int64)
+    drawn = [draw_category_card_nb(1, 0, pile, discards, in_use, pile_n, none, 0, 0, -1)[0]
+             for _ in range(3)]
     assert drawn == [2, 1, 0] and pile_n[E.PN_CAT_IN_USE] == 3
-    card, shuffled = draw_category_card_nb(1, 0, pile, discards, in_use, pile_n)
+    card, shuffled = draw_category_card_nb(1, 0, pile, discards, in_use, pile_n, none, 0, 0, -1)
     assert shuffled == 3 and card in (0, 1, 2)  # everything was in use: shuffled back
     end_turn_nb(discards, in_use, pile_n)
     assert pile_n[E.PN_CAT_DISCARDS] == 1 and pile_n[E.PN_CAT_PILE] == 2
+
+
+def test_cards_still_waiting_in_the_turn_are_never_shuffled_back():
+    """Issue 30's defect: a Vicieuze cirkel drawing its own card from an empty pile with empty
+    discards shuffled back every card in use, the turn's category card not yet read and the action
+    cards not yet carried out too (read or carried out twice). Cards 0-5 in use in draw order: 0
+    a category card read in a remise, 1 an action carried out, 2 the circle being carried out, 3
+    an action still queued, 4 the category card waiting, 5 an action drawn by the circle."""
+    for _ in range(20):
+        pile = np.zeros(6, np.int64)
+        discards = np.zeros(6, np.int64)
+        in_use = np.array([0, 1, 2, 3, 4, 5])
+        pile_n = np.zeros(E.N_PILE_N, np.int64)
+        pile_n[E.PN_CAT_IN_USE] = 6
+        queue = np.array([1, 2, 3, 5])  # the queued action cards; 2 (index 1) is being carried out
+        card, shuffled = draw_category_card_nb(1, 0, pile, discards, in_use, pile_n, queue, 1, 4, 4)
+        assert shuffled == 2 and card in (0, 1)
+        assert in_use[:pile_n[E.PN_CAT_IN_USE]].tolist() == [2, 3, 4, 5, card]
+    # every card waits: nothing to draw, nothing moved
+    in_use = np.array([2, 3, 4, 5])
+    pile_n[:] = 0
+    pile_n[E.PN_CAT_IN_USE] = 4
+    card, shuffled = draw_category_card_nb(1, 0, pile, discards, in_use, pile_n, queue, 1, 4, 4)
+    assert (card, shuffled) == (-1, 0) and pile_n[E.PN_CAT_IN_USE] == 4
 
 
 def test_the_conservation_check_catches_a_lost_card():
@@ -353,3 +395,126 @@ def test_rule_switches_show_in_the_rows():
         arm = ArmSpec.make("wieweetwat", 4, rules, policy)
         out, _ = runner.run_kernel(arm, 3, 0, 30, checked=True)
         assert all(holds(r) for r in out), (rules, policy)
+
+
+# ------------------------------------------------------------------------- issue 30's rule doubts
+
+EXAMPLE_CATEGORIES = str(Path(__file__).resolve().parents[1] / "examples/categories.toml")
+
+
+def traced_games(rules, games_n, players=4, policy="random", seed=1, data=None):
+    """The trace rows (lists) of games 0..games_n-1 of an arm, each played in checked mode."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ActionCardsWarning)
+        arm = ArmSpec.make("wieweetwat", players, rules, policy, data=data)
+    runner = games()["wieweetwat"].runner()
+    return [runner.traced(arm, seed, i)[1].tolist() for i in range(games_n)]
+
+
+def read_twice(rows):
+    """Category cards read a second time with no reshuffle of the category discards since their
+    last reading (a card read is done with: only a reshuffle can bring it back)."""
+    last, shuffles, twice = {}, 0, []
+    for row in rows:
+        if row[0] == E.EV_RESHUFFLE and row[2] == 1:
+            shuffles += 1
+        elif row[0] == E.EV_READ:
+            if last.get(row[2]) == shuffles:
+                twice.append(row[2])
+            last[row[2]] = shuffles
+    return twice
+
+
+def test_a_card_waiting_in_the_turn_is_never_shuffled_back_and_read_twice():
+    """Issue 30's defect: with the 4-card example list (14 category cards, 10 of them actions) a
+    Vicieuze cirkel drawing from an empty pile shuffled back the turn's category card still waiting
+    to be read; it was read, then drawn and read again (13 of these 60 games before the fix)."""
+    traces = traced_games({}, 60, data={"categories": EXAMPLE_CATEGORIES})
+    assert sum(row[0] == E.EV_RESHUFFLE and row[2] == 1 for rows in traces for row in rows) > 60
+    assert [i for i, rows in enumerate(traces) if read_twice(rows)] == []
+
+
+def test_counter_last_card_decides_whether_an_emptied_hand_can_be_attacked():
+    """An EV_COUNTER row's e is the attacked winner's hand: 0 when its win emptied it."""
+    def on_empty(rules):
+        return sum(row[0] == E.EV_COUNTER and row[6] == 0
+                   for rows in traced_games(rules, 40) for row in rows)
+
+    assert on_empty({}) > 0
+    assert on_empty({"counter_last_card": False}) == 0
+
+
+def rounds_ended_by_rotonde(rows):
+    """Rounds that end right after a Rotonde is carried out (nothing read in between)."""
+    ended, after_rotonde = 0, False
+    for row in rows:
+        if row[0] == E.EV_ACTION:
+            after_rotonde = row[2] == E.A_ROTONDE
+        elif row[0] == E.EV_ROUND_END:
+            ended += after_rotonde
+            after_rotonde = False
+        elif row[0] in (E.EV_READ, E.EV_WIN, E.EV_DRAW_ACTION):
+            after_rotonde = False
+    return ended
+
+
+def test_rotonde_empty_hand_decides_whether_an_empty_hand_is_passed_on():
+    """Remises and Rotondes made frequent: `passed` hands a remise player's empty hand to the next
+    player, who wins the round; `skipped` never ends a round by a Rotonde."""
+    rules = {"tie_window": 1.0, "action_rotonde": 10}
+    passed = sum(rounds_ended_by_rotonde(rows) for rows in traced_games(rules, 30))
+    skipped = sum(rounds_ended_by_rotonde(rows)
+                  for rows in traced_games(rules | {"rotonde_empty_hand": "skipped"}, 30))
+    assert passed > 0 and skipped == 0
+
+
+def extras_by_category(rows):
+    """The letters of each category's Grote Kans extra cards."""
+    out, current = [], None
+    for row in rows:
+        if row[0] == E.EV_WIN:
+            current = []
+            out.append(current)
+        elif row[0] == E.EV_EXTRA and current is not None:
+            current.append(row[2])
+    return [c for c in out if c]
+
+
+def test_grote_kans_same_letter_lets_the_extras_repeat_a_letter():
+    rules = {"action_grote_kans": 10, "grote_kans_cards": 4, "follow_time": 0.0}
+    same = [c for rows in traced_games(rules | {"grote_kans_same_letter": True}, 20)
+            for c in extras_by_category(rows)]
+    distinct = [c for rows in traced_games(rules, 20) for c in extras_by_category(rows)]
+    assert distinct and all(len(set(c)) == len(c) for c in distinct)
+    assert sum(len(set(c)) < len(c) for c in same) > 0
+    assert max(len(c) for c in same) <= 4
+
+
+def test_action_cards_scaled_to_a_short_list_and_a_warning_when_fixed():
+    runner = games()["wieweetwat"].runner()
+    data = {"categories": EXAMPLE_CATEGORIES}
+    with pytest.warns(ActionCardsWarning, match="10 action cards among 4 category cards"):
+        fixed = ArmSpec.make("wieweetwat", 4, {}, "random", data=data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ActionCardsWarning)
+        scaled = ArmSpec.make("wieweetwat", 4, {"action_cards": "scaled"}, "random", data=data)
+        ArmSpec.make("wieweetwat", 4, {}, "random")  # the default list: 10 to 50, no warning
+        full = ArmSpec.make("wieweetwat", 4, {"action_cards": "scaled"}, "random")
+    counts = slice(E.R_ACTION_FIRST, E.R_ACTION_FIRST + E.N_ACTIONS)
+    assert runner.kernel_inputs(scaled).rule_i[counts].tolist() == [1, 0, 0, 0, 0, 0, 0]
+    assert runner.kernel_inputs(full).rule_i[counts].tolist() == [2, 2, 1, 1, 2, 1, 1]
+    assert scaled_actions([2, 2, 1, 1, 2, 1, 1], 100) == [4, 4, 2, 2, 4, 2, 2]
+    ratio = {}
+    for name, arm in (("fixed", fixed), ("scaled", scaled)):
+        out, _ = runner.run_kernel(arm, 1, 0, 40, checked=True)
+        ratio[name] = out["actions_drawn"].sum() / out["categories"].sum()
+    assert ratio["fixed"] > 1.5 and ratio["scaled"] < 0.4, ratio
+
+
+@pytest.mark.parametrize("rules,named", [({"rotonde_empty_hand": "sideways"}, "sideways"),
+                                          ({"action_cards": "half"}, "half"),
+                                          ({"counter_last_card": "maybe"}, "maybe"),
+                                          ({"grote_kans_same_letter": 2}, "2")])
+def test_the_new_rules_refuse_bad_values_by_name(rules, named):
+    with pytest.raises(SpecError, match=named):
+        ArmSpec.make("wieweetwat", 4, rules, "random")

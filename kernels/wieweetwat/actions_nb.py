@@ -39,9 +39,33 @@ def take_card_nb(rngs, hands, hand_n, taker, victim, trace, at):
 
 
 @borrowing
-def rotonde_nb(hands, hand_n, n, tmp):
+def rotonde_nb(hands, hand_n, n, tmp, skip_empty):
     """Every player passes all letter cards to the next player clockwise (seat s to seat s+1).
-    `tmp` holds a hand row (HAND_WIDTH)."""
+    `tmp` holds a hand row (HAND_WIDTH). `skip_empty`: a player with no letter card in hand (a
+    remise player whose last card lies on the table) neither gives nor receives: the hands go
+    round among the players holding cards."""
+    if skip_empty:
+        last = -1
+        for s in range(n - 1, -1, -1):
+            if hand_n[s] > 0:
+                last = s
+                break
+        if last < 0:
+            return
+        for kind in range(HAND_WIDTH):
+            tmp[kind] = hands[last, kind]
+        last_n = hand_n[last]
+        to = last
+        for s in range(last - 1, -1, -1):  # the next holder clockwise gets seat s's hand
+            if hand_n[s] > 0:
+                for kind in range(HAND_WIDTH):
+                    hands[to, kind] = hands[s, kind]
+                hand_n[to] = hand_n[s]
+                to = s
+        for kind in range(HAND_WIDTH):
+            hands[to, kind] = tmp[kind]
+        hand_n[to] = last_n
+        return
     for kind in range(HAND_WIDTH):
         tmp[kind] = hands[n - 1, kind]
     last_n = hand_n[n - 1]

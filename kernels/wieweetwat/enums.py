@@ -39,7 +39,9 @@ ACTION_TITLES = ("Grote Kans", "Vicieuze cirkel", "Rotonde", "Verkiezingspartij"
 
 # Rule parameters: rule_i in RULE_I_ORDER, rule_f in RULE_F_ORDER
 RULE_I_ORDER = ("hand_size", "rounds_to_win", "wie_weet_wat_cards", "grote_kans_cards",
-                "reader_after_wrong", "counter_attacks") + tuple(f"action_{a}" for a in ACTION_ORDER)
+                "reader_after_wrong", "counter_attacks") \
+    + tuple(f"action_{a}" for a in ACTION_ORDER) \
+    + ("counter_last_card", "rotonde_empty_hand", "grote_kans_same_letter", "action_cards")
 R_HAND_SIZE = 0
 R_ROUNDS_TO_WIN = 1
 R_WWW_CARDS = 2
@@ -47,8 +49,14 @@ R_GROTE_KANS_CARDS = 3
 R_READER_AFTER_WRONG = 4  # READ_* below
 R_COUNTER_ATTACKS = 5  # 1 = the Wie Weet Wat card may be used as a counter-attack
 R_ACTION_FIRST = 6  # rule_i[R_ACTION_FIRST + a] = action cards of kind a
-N_RULES_I = 13
+R_COUNTER_LAST_CARD = 13  # 1 = a counter-attack may hit a winner whose hand its win emptied
+R_ROTONDE_EMPTY = 14  # ROTONDE_*: an empty hand (a remise's last card on the table) in a Rotonde
+R_GROTE_SAME_LETTER = 15  # 1 = Grote Kans's extra cards may repeat a letter (a new answer each)
+R_ACTION_CARDS = 16  # ACTION_CARDS_*: read by the runner only (it scales the action_* counts)
+N_RULES_I = 17
 READ_WRONG_ANSWERER, READ_WINNER = 0, 1
+ROTONDE_PASSED, ROTONDE_SKIPPED = 0, 1
+ACTION_CARDS_FIXED, ACTION_CARDS_SCALED = 0, 1
 
 RULE_F_ORDER = ("time_limit", "tie_window", "follow_time", "counter_window", "grote_kans_seconds",
                 "circle_pool")
@@ -164,7 +172,9 @@ EV_REMISE = 13  # a=mask of the tied seats
 EV_WIN = 14  # seat wins the category with card a (letter b) at c ms
 EV_FOLLOW = 15  # seat discards one more card of kind a (follow-up answer) at c ms after the first
 EV_EXTRA = 16  # Grote Kans: seat discards extra card a at c ms
-EV_COUNTER = 17  # seat counter-attacks seat a with letter b at c ms: d=1 correct (a penalty follows)
+EV_COUNTER = 17  # seat counter-attacks seat a with letter b at c ms: d=1 correct (a penalty
+#                  follows); e = seat a's letter cards in hand when attacked (0: its win had
+#                  emptied its hand)
 EV_PENALTY = 18  # seat draws penalty card a (-1: the piles are empty)
 EV_NOBODY = 19  # nobody answered correctly; a=next reader
 EV_ROUND_END = 20  # seat wins round a; b=rounds won

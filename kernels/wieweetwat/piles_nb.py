@@ -6,7 +6,9 @@ pile of round r is shuffled from deal_stream_nb(seed, game, r), its j-th reshuff
 deal_stream_nb(seed, game, r + j * RESHUFFLE_STRIDE); the category deck's k-th shuffle in the game
 from extra_stream_nb(seed, game, k). Category cards drawn in a reader's turn stay "in use" until the
 turn ends (they go to the discards then); only when the pile and the discards are both empty are the
-cards in use shuffled back too.
+cards in use that are done with (category cards read, action cards carried out) shuffled back too:
+never the turn's category card still waiting to be read, nor the action cards still waiting in the
+queue (or being carried out), which would then be read or carried out twice.
 
 A pile is shuffled as it is drawn: Fisher-Yates from the top down puts the card at position i in
 its place at step i, and no later step touches position i, so drawing position i right after step
@@ -180,13 +182,44 @@ def shuffle_categories_nb(seed, game, pile, pile_n, n_cards):
 
 
 @borrowing
-def refill_categories_nb(seed, game, pile, discards, in_use, pile_n):
+def is_held_nb(card, held, lo, hi, waiting):
+    """Whether `card` still waits in the turn: the category card `waiting` (-1: none) or one of the
+    queued action cards held[lo:hi]."""
+    if card == waiting:
+        return True
+    for i in range(lo, hi):
+        if held[i] == card:
+            return True
+    return False
+
+
+@borrowing
+def release_done_nb(discards, in_use, pile_n, held, lo, hi, waiting):
+    """The cards in use that are done with go to the discards; those still waiting (is_held_nb)
+    stay in use, in the order drawn."""
+    k = 0
+    for i in range(pile_n[PN_CAT_IN_USE]):
+        c = in_use[i]
+        if is_held_nb(c, held, lo, hi, waiting):
+            in_use[k] = c
+            k += 1
+        else:
+            discards[pile_n[PN_CAT_DISCARDS]] = c
+            pile_n[PN_CAT_DISCARDS] += 1
+    pile_n[PN_CAT_IN_USE] = k
+
+
+@borrowing
+def refill_categories_nb(seed, game, pile, discards, in_use, pile_n, held, lo, hi, waiting):
     """The empty pile gets the discards, shuffled as drawn (when they are empty too, the cards in
-    use are shuffled back). Returns how many. A call, not inlined: twice a game or so, and its
+    use that are done with are shuffled back: release_done_nb). Returns how many (0: every card
+    waits in the turn, nothing can be drawn). A call, not inlined: twice a game or so, and its
     stream's hashing would crowd the turn's registers."""
-    if pile_n[PN_CAT_DISCARDS] == 0:  # everything is in use: shuffle those back
-        end_turn_nb(discards, in_use, pile_n)
+    if pile_n[PN_CAT_DISCARDS] == 0:  # everything is in use: shuffle back what is done with
+        release_done_nb(discards, in_use, pile_n, held, lo, hi, waiting)
     m = pile_n[PN_CAT_DISCARDS]
+    if m == 0:
+        return 0
     for i in range(m):
         pile[i] = discards[i]
     pile_n[PN_CAT_SHUFFLES] += 1
@@ -198,12 +231,17 @@ def refill_categories_nb(seed, game, pile, discards, in_use, pile_n):
 
 
 @inline
-def draw_category_card_nb(seed, game, pile, discards, in_use, pile_n):
+def draw_category_card_nb(seed, game, pile, discards, in_use, pile_n, held, lo, hi, waiting):
     """The top category card (an index into the category deck), kept in use until the turn ends.
-    Returns (card, cards reshuffled or 0)."""
+    held[lo:hi] and `waiting` (-1: none): the turn's cards in use still waiting (is_held_nb), kept
+    out of a reshuffle. Returns (card, cards reshuffled or 0); card -1 when nothing can be drawn
+    (every card of the deck waits in the turn)."""
     shuffled = 0
     if pile_n[PN_CAT_PILE] == 0:
-        shuffled = refill_categories_nb(seed, game, pile, discards, in_use, pile_n)
+        shuffled = refill_categories_nb(seed, game, pile, discards, in_use, pile_n, held, lo, hi,
+                                        waiting)
+        if shuffled == 0:
+            return np.int64(-1), 0
     card = take_top_nb(pile, pile_n, PN_CAT_PILE, PN_CAT_STREAM, PN_CAT_LAZY)
     in_use[pile_n[PN_CAT_IN_USE]] = card
     pile_n[PN_CAT_IN_USE] += 1

@@ -128,10 +128,10 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """Play games first..first+count-1 into out[0..count). Returns (status, failed game or -1,
     trace rows written).
 
-    rule_i: int64[13] in RULE_I_ORDER; rule_f: float64[6] in RULE_F_ORDER. seat_policy: int64[n], a
-    policy id (P_*) per seat; seat_i: int64[n, 4] (joker_use, counter, shed, target as option
-    indices); seat_f: float64[n, 4] (vocabulary, speed, error_rate, joker_patience). data: see the
-    module. out: OUT_DTYPE records. trace: None, or int32[T, TRACE_WIDTH]: the first game's events
+    rule_i: int64[17] in RULE_I_ORDER (the last, action_cards, is read by the runner only); rule_f:
+    float64[6] in RULE_F_ORDER. seat_policy: int64[n], a policy id (P_*) per seat; seat_i:
+    int64[n, 4] (joker_use, counter, shed, target as option indices); seat_f: float64[n, 4]
+    (vocabulary, speed, error_rate, joker_patience). data: see the module. out: OUT_DTYPE records. trace: None, or int32[T, TRACE_WIDTH]: the first game's events
     ended by EV_END. checked: after every reader's turn, verify that every letter card and every
     category card is in exactly one place.
     """

@@ -63,8 +63,11 @@ from kernels.wieweetwat.enums import (
     NO_TIME,
     P_SEARCH,
     R_COUNTER_ATTACKS,
+    R_COUNTER_LAST_CARD,
     R_GROTE_KANS_CARDS,
+    R_GROTE_SAME_LETTER,
     R_READER_AFTER_WRONG,
+    R_ROTONDE_EMPTY,
     READ_WRONG_ANSWERER,
     RF_CIRCLE_POOL,
     RF_COUNTER_WINDOW,
@@ -72,6 +75,7 @@ from kernels.wieweetwat.enums import (
     RF_GROTE_KANS_SECONDS,
     RF_TIE_WINDOW,
     RF_TIME_LIMIT,
+    ROTONDE_SKIPPED,
     SF_ERROR_RATE,
     SF_JOKER_PATIENCE,
     SI_COUNTER,
@@ -143,8 +147,10 @@ def shed_nb(seat, kind, ldisc, pile_n, seat_stats, letter_stats):
 
 
 @inline
-def draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at):
-    card, shuffled = draw_category_card_nb(seed, game, cpile, cdisc, cuse, pile_n)
+def draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, held, lo, hi, waiting, trace, at):
+    """A category card (-1: none can be drawn); held[lo:hi] and `waiting`: draw_category_card_nb."""
+    card, shuffled = draw_category_card_nb(seed, game, cpile, cdisc, cuse, pile_n, held, lo, hi,
+                                           waiting)
     if shuffled:
         ev_nb(trace, at, EV_RESHUFFLE, -1, 1, shuffled, 0, 0, 0, 0)
     return card
@@ -183,24 +189,30 @@ def leader_nb(reader, hand_n, n):
 @inline
 def draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n, queue, trace, at):
     """The reader draws category cards until a regular one; the action cards drawn on the way join
-    the queue ("Meerdere actiekaarten na elkaar"). Returns (the category card, cards queued or -1
-    for a queue overflow)."""
+    the queue ("Meerdere actiekaarten na elkaar"; the queue holds the cards, card_action their
+    kinds). Returns (the category card, cards queued or -1 for a queue overflow or no card to
+    draw)."""
     queue_n = 0
-    card = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
-    while card_action[card] >= 0:
+    card = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, queue, np.int64(0),
+                            np.int64(0), np.int64(-1), trace, at)
+    while card >= 0 and card_action[card] >= 0:
         if queue_n >= MAX_QUEUE:
             return card, -1
-        queue[queue_n] = card_action[card]
+        queue[queue_n] = card
         queue_n += 1
         ev_nb(trace, at, EV_DRAW_ACTION, reader, card_action[card], 0, 0, 0, 0, 0)
-        card = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
+        card = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, queue, np.int64(0), queue_n,
+                                np.int64(-1), trace, at)
+    if card < 0:  # cannot happen: a regular card is always in the pile, the discards or done with
+        return card, -1
     return card, queue_n
 
 
 @borrowing
 def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, piles, stats, queue,
-                         tmp, trace, at, search, remise):
-    """The action cards of the queue, one by one in the order drawn, before the category is read.
+                         tmp, trace, at, search, remise, card):
+    """The action cards of the queue, one by one in the order drawn, before `card` (the category
+    card waiting) is read.
     Returns (round winner or -1, Grote Kans or not, status 0 or -1 for a queue overflow). A round
     that ends during the actions skips the rest of them (they are discarded with the turn's cards).
     Called only when a turn drew action cards (its arrays then change hands: a few reference
@@ -212,7 +224,7 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
     grote = np.bool_(False)
     i = 0
     while i < queue_n:
-        action = queue[i]
+        action = card_action[queue[i]]
         i += 1
         action_stats[action, AS_DRAWN] += 1
         game_stats[GS_ACTIONS] += 1
@@ -227,15 +239,20 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
             if game_stats[GS_GROTE_LEADER] < 0:
                 game_stats[GS_GROTE_LEADER] = leader
         elif action == A_VICIEUZE_CIRKEL:
-            # a new category card of its own; action cards met on the way join the queue
-            own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
-            while card_action[own] >= 0:
+            # a new category card of its own; action cards met on the way join the queue. Still
+            # waiting, so never shuffled back: this card and those after it, and `card`
+            own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, queue, i - 1, queue_n,
+                                   card, trace, at)
+            while own >= 0 and card_action[own] >= 0:
                 if queue_n >= MAX_QUEUE:
                     return -1, False, -1
-                queue[queue_n] = card_action[own]
+                queue[queue_n] = own
                 queue_n += 1
                 ev_nb(trace, at, EV_DRAW_ACTION, reader, card_action[own], 0, 0, 0, 0, 0)
-                own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, trace, at)
+                own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, queue, i - 1,
+                                       queue_n, card, trace, at)
+            if own < 0:  # every card waits in this turn (a one-card category list): the circle
+                own = card  # reads from the category card lying ready
             slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, own)
             b = breadth[own * CATEGORIES_PER_CARD + slot]
             ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
@@ -245,7 +262,7 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
             penalty_nb(seed, game, rnd, target, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
                        trace, at)
         elif action == A_ROTONDE:
-            rotonde_nb(hands, hand_n, n, tmp)
+            rotonde_nb(hands, hand_n, n, tmp, rule_i[R_ROTONDE_EMPTY] == ROTONDE_SKIPPED)
         elif action == A_VERKIEZINGSPARTIJ:
             verkiezingspartij_nb(seat_rng, hands, hand_n, n, tmp, trace, at)
         elif action == A_VERLOREN_GELUK:
@@ -289,15 +306,30 @@ def follow_ups_nb(rngs, seat, letter, rate, window, hands, hand_n, ldisc, pile_n
 
 
 @borrowing
-def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, hands, hand_n, ldisc, pile_n,
-                         seat_stats, letter_stats, times, chosen, trace, at):
+def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, same_letter, hands, hand_n,
+                         ldisc, pile_n, seat_stats, letter_stats, times, chosen, trace, at):
     """Grote Kans: after winning, up to `most` more letter cards of any letters within `limit`
     seconds, each with its own answer: every letter still in hand recalls its answer at its own
-    exponential time; the player sheds by its `shed` preference among those that came in time."""
+    exponential time; the player sheds by its `shed` preference among those that came in time.
+    `same_letter`: a letter may give more than one card, the k-th card of a letter at the k-th
+    answer of its process (another distinct answer each)."""
     for letter in range(N_LETTERS):
         times[letter] = NO_TIME
         if hands[seat, letter] > 0:
             times[letter] = exponential_nb(rngs, seat, rate * share[letter])
+    if same_letter:
+        for j in range(most):
+            if choose_extras_nb(shed, times, share, limit, 1, chosen) == 0:
+                return
+            letter = chosen[0]
+            remove_card_nb(hands, hand_n, seat, letter)
+            shed_nb(seat, letter, ldisc, pile_n, seat_stats, letter_stats)
+            ev_nb(trace, at, EV_EXTRA, seat, letter, 0, ms_nb(times[letter]), 0, 0, 0)
+            if hands[seat, letter] > 0:  # its next card needs the letter's next answer
+                times[letter] += exponential_nb(rngs, seat, rate * share[letter])
+            else:
+                times[letter] = NO_TIME
+        return
     k = choose_extras_nb(shed, times, share, limit, most, chosen)
     for j in range(k):
         letter = chosen[j]
@@ -339,7 +371,7 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
     wrong = is_wrong_nb(seat_rng, attacker, seat_f[attacker, SF_ERROR_RATE])
     if wrong:
         seat_stats[attacker, SS_WRONG] += 1
-        ev_nb(trace, at, EV_COUNTER, attacker, winner, letter, ms_nb(best), 0, 0, 0)
+        ev_nb(trace, at, EV_COUNTER, attacker, winner, letter, ms_nb(best), 0, hand_n[winner], 0)
         penalty_nb(seed, game, rnd, attacker, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
                    trace, at)
         return
@@ -347,7 +379,7 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
     shed_nb(attacker, WWW, ldisc, pile_n, seat_stats, letter_stats)
     seat_stats[attacker, SS_COUNTER_ATTACKS] += 1
     seat_stats[winner, SS_COUNTER_ATTACKED] += 1
-    ev_nb(trace, at, EV_COUNTER, attacker, winner, letter, ms_nb(best), 1, 0, 0)
+    ev_nb(trace, at, EV_COUNTER, attacker, winner, letter, ms_nb(best), 1, hand_n[winner], 0)
     penalty_nb(seed, game, rnd, winner, hands, hand_n, lpile, ldisc, pile_n, seat_stats, trace, at)
 
 
@@ -406,7 +438,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             if queue_n > 0:
                 won, grote_now, status = carry_out_actions_nb(seed, game, rnd, reader, n, queue_n,
                                                               rules, state, piles, stats, queue, tmp,
-                                                              trace, at, search, remise)
+                                                              trace, at, search, remise, card)
                 grote = grote or grote_now
                 if status != 0:
                     return -1, INVARIANT
@@ -538,11 +570,16 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     leader_before = hand_n[gk_leader]
                     grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
                                          rule_f[RF_GROTE_KANS_SECONDS], rule_i[R_GROTE_KANS_CARDS],
-                                         hands, hand_n, ldisc, pile_n, seat_stats, letter_stats,
-                                         letter_times, chosen, trace, at)
+                                         rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n, ldisc,
+                                         pile_n, seat_stats, letter_stats, letter_times, chosen,
+                                         trace, at)
                     action_stats[A_GROTE_KANS, AS_SELF_CHANGE] += hand_n[reader] - reader_before
                     action_stats[A_GROTE_KANS, AS_LEADER_CHANGE] += hand_n[gk_leader] - leader_before
-                if rule_i[R_COUNTER_ATTACKS] != 0:
+                # a winner whose hand its win emptied: with counter_last_card off the round ends
+                # at once ("Een ronde eindigt zodra een speler geen letterkaarten meer op hand
+                # heeft"), no counter-attack can come
+                if rule_i[R_COUNTER_ATTACKS] != 0 and (rule_i[R_COUNTER_LAST_CARD] != 0
+                                                       or hand_n[winner] > 0):
                     counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i,
                                       seat_f, rates, b, share, hands, hand_n, lpile, ldisc, pile_n,
                                       seat_rng, seat_stats, letter_stats, trace, at)

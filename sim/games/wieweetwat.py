@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 
 import numpy as np
 
@@ -37,6 +38,27 @@ ACTION_TEXT = {
 # docs/rules/wieweetwat.md explains this assumption
 DEFAULT_ACTIONS = {"grote_kans": 2, "vicieuze_cirkel": 2, "rotonde": 1, "verkiezingspartij": 1,
                    "verloren_geluk": 2, "te_veel_keuze": 1, "pechvogel": 1}
+DEFAULT_ACTION_CARDS = 10  # the text: "Tussen de categoriekaarten zitten tien actiekaarten"
+
+
+class ActionCardsWarning(UserWarning):
+    """An arm keeps far more action cards per category card than the game (action_cards=fixed with a
+    short category list)."""
+
+
+def scaled_actions(counts, category_cards: int) -> list[int]:
+    """The action_* counts scaled to a category list of `category_cards` cards as the game's
+    10 action cards are to its 50 category cards: each count x category_cards / 50, rounded by
+    largest remainders (ties: the order of ACTIONS), the total at least 1 while any was asked for."""
+    exact = [c * category_cards / CATEGORY_CARDS for c in counts]
+    total = math.floor(sum(exact) + 0.5)
+    if total == 0 and sum(counts) > 0:
+        total = 1
+    out = [math.floor(x) for x in exact]
+    order = sorted(range(len(counts)), key=lambda i: (-(exact[i] - out[i]), i))
+    for i in order[:max(0, total - sum(out))]:
+        out[i] += 1
+    return out
 
 # ------------------------------------------------------------------------------ data inputs
 
@@ -157,8 +179,11 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wieweetwat",
     title="Wie Weet Wat: Kaartspel",
-    version=3,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
-    # Kans's swing measured around the extra cards it allows (play unchanged)
+    version=4,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
+    # Kans's swing measured around the extra cards it allows (play unchanged); 4: a category or
+    # action card still waiting in a turn is never shuffled back (it was read or carried out twice
+    # with short category lists), the rules counter_last_card, rotonde_empty_hand,
+    # grote_kans_same_letter and action_cards
     min_players=3,
     max_players=6,
     rules=(
@@ -200,7 +225,29 @@ GAME = Game(
     ) + tuple(IntParam(f"action_{a}", DEFAULT_ACTIONS[a], 0, 10, f"{ACTION_TEXT[a].split(' (')[0]} "
                        "cards among the category cards", "text: " + ACTION_TEXT[a] + "; "
                        + RULINGS + ": 'Action cards: 10, over the 7 named actions, default mix "
-                       "documented (param)'") for a in ACTIONS),
+                       "documented (param)'") for a in ACTIONS) + (
+        # after the action_* rules: kernels/wieweetwat/enums.RULE_I_ORDER
+        BoolParam("counter_last_card", True, "a counter-attack may hit a winner whose win emptied "
+                  "its hand (its penalty card keeps the round going); off: the round ends at once",
+                  "text: 'De speler die je zo aanvalt, moet als straf een letterkaart pakken' against "
+                  "'Een ronde eindigt zodra een speler geen letterkaarten meer op hand heeft'; "
+                  + DOC),
+        ChoiceParam("rotonde_empty_hand", "passed", ("passed", "skipped"), "Rotonde in a remise: "
+                    "an empty hand (a remise player's last card on the table) is passed on like any "
+                    "other, and the player who gets it holds no card and wins the round; or that "
+                    "player is skipped and the hands go round among the players holding cards",
+                    "text: 'Iedere speler geeft al zijn letterkaarten met de klok mee door aan de "
+                    "volgende speler' and 'Een ronde eindigt zodra een speler geen letterkaarten meer "
+                    "op hand heeft'; " + DOC),
+        BoolParam("grote_kans_same_letter", False, "Grote Kans's extra cards may repeat a letter "
+                  "(another answer for each card); off: one extra card per letter",
+                  "text: 'Dat mogen ook andere letters zijn'; " + DOC),
+        ChoiceParam("action_cards", "fixed", ("fixed", "scaled"), "the action_* counts as given "
+                    "whatever the category list, or scaled to the list: counts x (category cards / "
+                    f"{CATEGORY_CARDS}), largest remainders, at least one action card while any is "
+                    "asked for", "text: '60 categoriekaarten ... Tussen de categoriekaarten zitten "
+                    "tien actiekaarten' (10 to 50 category cards); " + DOC),
+    ),
     policies=(
         Policy("random", 0, "as reader, reads a random one of the card's four categories",
                PLAYER_PARAMS),
@@ -274,6 +321,27 @@ class WieWeetWatRunner(GameRunner):
         if arm.players * rules["hand_size"] > cards:
             raise SpecError(f"{arm.players} players x hand_size={rules['hand_size']} need more than "
                             f"the {cards} letter cards")
+        category_cards = len(arm.data_value("categories")) // 4
+        actions = sum(rules[f"action_{a}"] for a in ACTIONS)
+        if rules["action_cards"] == "fixed" and actions * CATEGORY_CARDS > 2 * DEFAULT_ACTION_CARDS \
+                * category_cards:
+            warnings.warn(
+                f"wieweetwat: {actions} action cards among {category_cards} category cards, "
+                f"{actions / category_cards:.2f} per category card (the game has "
+                f"{DEFAULT_ACTION_CARDS} to {CATEGORY_CARDS}, "
+                f"{DEFAULT_ACTION_CARDS / CATEGORY_CARDS:.2f}); set action_cards=scaled to scale "
+                "them to the list", ActionCardsWarning, stacklevel=2)
+
+    def kernel_inputs(self, arm):
+        inputs = super().kernel_inputs(arm)
+        if arm.rule_values["action_cards"] == "scaled":
+            category_cards = len(arm.data_value("categories")) // 4
+            counts = scaled_actions([arm.rule_values[f"action_{a}"] for a in ACTIONS],
+                                    category_cards)
+            ints = [p.name for p in self.game.rules if not p.in_float_array]
+            first = ints.index(f"action_{ACTIONS[0]}")
+            inputs.rule_i[first:first + len(ACTIONS)] = counts
+        return inputs
 
     def data_arrays(self, arm) -> tuple:
         letters = np.zeros(27, dtype=np.int64)
