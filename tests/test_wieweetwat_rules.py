@@ -518,3 +518,17 @@ def test_action_cards_scaled_to_a_short_list_and_a_warning_when_fixed():
 def test_the_new_rules_refuse_bad_values_by_name(rules, named):
     with pytest.raises(SpecError, match=named):
         ArmSpec.make("wieweetwat", 4, rules, "random")
+
+
+def test_a_one_card_category_list_plays_with_every_action_card(tmp_path):
+    """One category card and the ten action cards: a Vicieuze cirkel finds no category card to
+    draw but the one waiting and reads from it (drawing on, it took every action card into its
+    queue again, the other circle too, until the queue overflowed: every game failed)."""
+    one = tmp_path / "one.toml"
+    one.write_text("".join(f"[[category]]\nname = 'c{i}'\nbreadth = {b}\n"
+                           for i, b in enumerate((3.0, 1.5, 0.8, 0.3))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ActionCardsWarning)
+        arm = ArmSpec.make("wieweetwat", 4, {}, "random", data={"categories": str(one)})
+    out, _ = games()["wieweetwat"].runner().run_kernel(arm, 1, 0, 60, checked=True)
+    assert out["actions_drawn"][:, E.A_VICIEUZE_CIRKEL].sum() > 60

@@ -61,6 +61,9 @@ from kernels.wieweetwat.enums import (
     MAX_TURNS,
     N_LETTERS,
     NO_TIME,
+    PN_CAT_DISCARDS,
+    PN_CAT_IN_USE,
+    PN_CAT_PILE,
     P_SEARCH,
     R_COUNTER_ATTACKS,
     R_COUNTER_LAST_CARD,
@@ -98,6 +101,7 @@ from kernels.wieweetwat.piles_nb import (
     draw_category_card_nb,
     draw_letter_nb,
     end_turn_nb,
+    is_held_nb,
     letters_conserved_nb,
     remove_card_nb,
 )
@@ -186,6 +190,25 @@ def leader_nb(reader, hand_n, n):
     return best
 
 
+@borrowing
+def category_card_left_nb(card_action, cpile, cdisc, cuse, pile_n, held, lo, hi, waiting):
+    """Whether a category card (not an action card) can still be drawn in this turn: one in the
+    pile, in the discards, or in use and done with (not held: is_held_nb). Only a one-card category
+    list has none while its card waits to be read; a Vicieuze cirkel drawing there would take every
+    action card into its queue again, the other circles too, without end."""
+    for i in range(pile_n[PN_CAT_PILE]):
+        if card_action[cpile[i]] < 0:
+            return True
+    for i in range(pile_n[PN_CAT_DISCARDS]):
+        if card_action[cdisc[i]] < 0:
+            return True
+    for i in range(pile_n[PN_CAT_IN_USE]):
+        c = cuse[i]
+        if card_action[c] < 0 and not is_held_nb(c, held, lo, hi, waiting):
+            return True
+    return False
+
+
 @inline
 def draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n, queue, trace, at):
     """The reader draws category cards until a regular one; the action cards drawn on the way join
@@ -241,8 +264,11 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
         elif action == A_VICIEUZE_CIRKEL:
             # a new category card of its own; action cards met on the way join the queue. Still
             # waiting, so never shuffled back: this card and those after it, and `card`
-            own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, queue, i - 1, queue_n,
-                                   card, trace, at)
+            own = np.int64(-1)
+            if category_card_left_nb(card_action, cpile, cdisc, cuse, pile_n, queue, i - 1,
+                                     queue_n, card):
+                own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, queue, i - 1,
+                                       queue_n, card, trace, at)
             while own >= 0 and card_action[own] >= 0:
                 if queue_n >= MAX_QUEUE:
                     return -1, False, -1
@@ -251,8 +277,8 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
                 ev_nb(trace, at, EV_DRAW_ACTION, reader, card_action[own], 0, 0, 0, 0, 0)
                 own = draw_category_nb(seed, game, cpile, cdisc, cuse, pile_n, queue, i - 1,
                                        queue_n, card, trace, at)
-            if own < 0:  # every card waits in this turn (a one-card category list): the circle
-                own = card  # reads from the category card lying ready
+            if own < 0:  # no category card but the one waiting (a one-card category list): the
+                own = card  # circle reads from it, and draws no action cards in vain
             slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, own)
             b = breadth[own * CATEGORIES_PER_CARD + slot]
             ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
