@@ -79,7 +79,7 @@ def play(package: str, n: int, games: int, seed: int, trace_games: int,
         wiz = (t[:, 0] == EV_PLAY) & (t[:, 2] >= 52) & (t[:, 2] < 56)
         keys = rnd[wiz] * 100 + t[wiz, 3]
         beaten += len(keys) - len(np.unique(keys))
-    return {"out": out, "beaten": beaten / max(trace_games, 1)}
+    return {"out": out, "beaten": beaten / trace_games if trace_games else float("nan")}
 
 
 def round_one_cards(seed: int, games: int, n: int) -> np.ndarray:
