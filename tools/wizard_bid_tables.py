@@ -2,6 +2,7 @@
 
     python tools/wizard_bid_tables.py [--deals 100000] [--iterations 5] [--seed 2026] [--out PATH]
                                       [--factor-deals 50000] [--factor-iterations 5] [--factors-only]
+    python tools/wizard_bid_tables.py --sampler-bonus [--bonus-deals 5000] [--bonus-iterations 5]
     make wizard-tables
 
 The table holds each card's chance of taking a trick under heuristic play, by player count, round
@@ -30,6 +31,13 @@ iterations are compared on the same cards). Only the bias beyond FACTOR_BAND (0.
 corrected: within it a cell keeps factor 1 (the bid with the best expected score need not be the
 mean tricks, and round-1 bids stay the 3/7 rule), beyond it the factor aims at the band's edge. The chance table is measured with factors 1, so it is
 the same with or without them; --factors-only refits the factors on the shipped table.
+
+Last, with --sampler-bonus (a second run: the sampler bids around the heuristic's bids, which the
+kernels compile from the written module), the sampler's bid bonus (SAMPLER_BONUS[players - 3,
+kind, position], tenths of a point per trick bid added to each candidate bid's mean score; kinds:
+the three turn kinds and the last round of a full game). The sampler takes the bid with the best
+mean score on its playouts, which lies below its mean tricks in rounds without trump; cells outside
+±FACTOR_BAND get the bonus that brings them to the band's edge (fit_bonus).
 The result depends only on the arguments: the deals come from counter-based streams of the seed.
 """
 from __future__ import annotations
@@ -56,6 +64,11 @@ FACTOR_ITERATIONS = 5
 FACTOR_STREAM = 1024  # deal streams FACTOR_STREAM + 32 n + r: not the table's 32 n + r
 FACTOR_STEP = (0.5, 2.0)  # bounds of one iteration's multiplier
 FACTOR_BAND = 0.10  # a cell's |mean bid - mean tricks| left alone: issue 30's goal 0.15 less noise
+BONUS_DEALS = 5000  # sampler rounds of each size per iteration
+BONUS_ITERATIONS = 5
+BONUS_STREAM = 2048  # deal streams BONUS_STREAM + 32 n + r
+BONUS_FIRST_STEP = 150.0  # first bonus (tenths of a point per trick bid) per trick of excess bias
+BONUS_LIMIT = 300  # |bonus| at most 30 points per trick bid
 OUT = ROOT / "kernels" / "wizard" / "bid_tables.py"
 BATCH = 20_000  # deals per kernel call (progress and interrupt points)
 
@@ -164,6 +177,57 @@ def build_factors(table: np.ndarray, deals: int = FACTOR_DEALS, iterations: int 
     return factors
 
 
+def fit_bonus(n: int, deals: int = BONUS_DEALS, iterations: int = BONUS_ITERATIONS, seed: int = SEED,
+              log=None) -> np.ndarray:
+    """The sampler's bid bonus of n players: int64[N_SAMPLER_KINDS, MAX_PLAYERS], tenths of a point
+    per trick bid, by kind of round (turn kind, or the last round) and position. Self-play of
+    `deals` rounds of every size per iteration (the same deals each time), all seats sampling with
+    the current bonus; a cell whose mean bid - tricks is outside ±FACTOR_BAND moves its bonus toward
+    the band's edge (a first step of BONUS_FIRST_STEP per trick of excess, then the secant through
+    its last two tries); each cell keeps the bonus whose rounds came closest."""
+    from kernels.wizard.bid_stats_nb import sampler_stats_nb
+
+    shape = (M.N_SAMPLER_KINDS, MAX_PLAYERS)
+    bonus = np.zeros(shape, dtype=np.int64)
+    best = bonus.copy()
+    best_gap = np.full(shape, np.inf)
+    last_bonus = last_bias = None
+    for it in range(iterations):
+        bid_sum = np.zeros(shape, dtype=np.int64)
+        trick_sum = np.zeros(shape, dtype=np.int64)
+        rounds = np.zeros((M.N_SAMPLER_KINDS, 1))
+        for r in range(1, N_CARDS // n + 1):
+            b = np.zeros(shape, dtype=np.int64)
+            t = np.zeros(shape, dtype=np.int64)
+            for first in range(0, deals, BATCH):
+                sampler_stats_nb(np.int64(seed), np.int64(n), np.int64(r),
+                                 np.int64(BONUS_STREAM + 32 * n + r), np.int64(first),
+                                 np.int64(min(BATCH, deals - first)), bonus, b, t)
+            bid_sum += b
+            trick_sum += t
+            rounds[:, 0] += t.sum(axis=1) // r
+        played = (rounds > 0) & (np.arange(MAX_PLAYERS) < n)
+        bias = (bid_sum - trick_sum) / np.maximum(rounds, 1)
+        excess = np.where(played, np.sign(bias) * np.maximum(np.abs(bias) - FACTOR_BAND, 0.0), 0.0)
+        gap = np.where(played, np.abs(excess), np.inf)
+        better = gap < best_gap
+        best[better] = bonus[better]
+        best_gap[better] = gap[better]
+        if log:
+            log(f"  {n}p sampler bonus iteration {it + 1}: mean bid - tricks by kind and position\n"
+                + "\n".join("    " + " ".join(f"{v:+.3f}" for v in row[:n]) for row in bias))
+        step = -BONUS_FIRST_STEP * excess
+        if last_bias is not None:
+            moved = (bonus != last_bonus) & (bias != last_bias)
+            slope = np.where(moved, (bias - last_bias) / np.where(moved, bonus - last_bonus, 1), 0.0)
+            secant = np.where(slope > 0, -excess / np.where(slope > 0, slope, 1), step)
+            step = np.where(moved, secant, step)
+        last_bonus, last_bias = bonus.copy(), bias
+        bonus = np.where(excess != 0, np.clip(np.rint(bonus + step), -BONUS_LIMIT, BONUS_LIMIT),
+                         bonus).astype(np.int64)
+    return best
+
+
 def build(deals: int = DEALS, iterations: int = ITERATIONS, seed: int = SEED, log=None) -> np.ndarray:
     table = np.zeros(M.TABLE_SHAPE, dtype=np.int16)
     for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
@@ -174,7 +238,8 @@ def build(deals: int = DEALS, iterations: int = ITERATIONS, seed: int = SEED, lo
 
 
 def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, seed: int,
-           factor_deals: int, factor_iterations: int) -> str:
+           factor_deals: int, factor_iterations: int, bonus: np.ndarray | None = None,
+           bonus_deals: int = 0, bonus_iterations: int = 0) -> str:
     """The generated module's text: one line of chances per (players, bucket, position), one line
     of bid factors per (players, round size)."""
     lines = [
@@ -189,6 +254,11 @@ def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, 
         "which the heuristic multiplies its cards' chances when it bids, so that its mean bid is its",
         "mean tricks (turn kinds: suited card, Wizard, no trump). Fitted by self-play on FACTOR_DEALS",
         "deals of the whole deck's worth of cards per round size, FACTOR_ITERATIONS times, from SEED.",
+        "",
+        "SAMPLER_BONUS[players - 3, kind, position]: tenths of a point per trick bid that the sampler",
+        "adds to each candidate bid's mean score (kinds: suited card, Wizard, no trump turned, last",
+        "round of a full game), fitted by sampler self-play on BONUS_DEALS rounds of every size,",
+        "BONUS_ITERATIONS times, from SEED, bidding with the table and factors above (0: not fitted).",
         '"""',
         "import numpy as np",
         "",
@@ -199,6 +269,9 @@ def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, 
         f"FACTOR_DEALS = {factor_deals}",
         f"FACTOR_ITERATIONS = {factor_iterations}",
         f"FACTOR_SHAPE = {tuple(factors.shape)}",
+        f"BONUS_DEALS = {bonus_deals}",
+        f"BONUS_ITERATIONS = {bonus_iterations}",
+        f"BONUS_SHAPE = {tuple(M.BONUS_SHAPE)}",
         "",
         "TRICK_CHANCE = np.array([",
     ]
@@ -218,6 +291,14 @@ def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, 
             for k in range(factors.shape[2]):
                 lines.append("    " + ", ".join(str(int(v)) for v in factors[n, r, k]) + ",")
     lines += ["], dtype=np.int16).reshape(FACTOR_SHAPE)", ""]
+    if bonus is None:
+        bonus = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
+    lines += ["SAMPLER_BONUS = np.array(["]
+    for n in range(bonus.shape[0]):
+        lines.append(f"    # {n + MIN_PLAYERS} players: suit, Wizard, no trump turned, last round, by position")
+        for k in range(bonus.shape[1]):
+            lines.append("    " + ", ".join(str(int(v)) for v in bonus[n, k]) + ",")
+    lines += ["], dtype=np.int64).reshape(BONUS_SHAPE)", ""]
     return "\n".join(lines)
 
 
@@ -234,9 +315,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--factors-only", action="store_true",
                         help="keep the shipped chance table (it does not depend on the factors) and "
                              "refit the bid factors only")
+    parser.add_argument("--sampler-bonus", action="store_true",
+                        help="keep the shipped table and factors (the sampler bids around the "
+                             "heuristic's bids, compiled from the shipped module) and fit the "
+                             "sampler's bid bonus; run after the table and factors are written")
+    parser.add_argument("--bonus-deals", type=int, default=BONUS_DEALS, help=f"default {BONUS_DEALS}")
+    parser.add_argument("--bonus-iterations", type=int, default=BONUS_ITERATIONS,
+                        help=f"default {BONUS_ITERATIONS}")
     parser.add_argument("--out", type=Path, default=OUT, help="default: kernels/wizard/bid_tables.py")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
+    if args.sampler_bonus:
+        from kernels.wizard import bid_tables
+
+        bonus = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+            bonus[n - MIN_PLAYERS] = fit_bonus(n, args.bonus_deals, args.bonus_iterations, args.seed,
+                                               log=print)
+        args.out.write_text(render(bid_tables.TRICK_CHANCE, bid_tables.BID_FACTOR, bid_tables.DEALS,
+                                   bid_tables.ITERATIONS, bid_tables.SEED, bid_tables.FACTOR_DEALS,
+                                   bid_tables.FACTOR_ITERATIONS, bonus, args.bonus_deals,
+                                   args.bonus_iterations))
+        print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s")
+        return 0
     if args.factors_only:
         from kernels.wizard import bid_tables
 
