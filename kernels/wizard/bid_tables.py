@@ -9,6 +9,11 @@ BID_FACTOR[players - 3, round size - 1, turn kind, position]: the factor, in tho
 which the heuristic multiplies its cards' chances when it bids, so that its mean bid is its
 mean tricks (turn kinds: suited card, Wizard, no trump). Fitted by self-play on FACTOR_DEALS
 deals of the whole deck's worth of cards per round size, FACTOR_ITERATIONS times, from SEED.
+
+SAMPLER_BONUS[players - 3, kind, position]: tenths of a point per trick bid that the sampler
+adds to each candidate bid's mean score (kinds: suited card, Wizard, no trump turned, last
+round of a full game), fitted by sampler self-play on BONUS_DEALS rounds of every size,
+BONUS_ITERATIONS times, from SEED, bidding with the table and factors above (0: not fitted).
 """
 import numpy as np
 
@@ -19,6 +24,9 @@ SHAPE = (4, 8, 6, 158)
 FACTOR_DEALS = 50000
 FACTOR_ITERATIONS = 5
 FACTOR_SHAPE = (4, 20, 3, 6)
+BONUS_DEALS = 5000
+BONUS_ITERATIONS = 5
+BONUS_SHAPE = (4, 4, 6)
 
 TRICK_CHANCE = np.array([
     # 3 players, bucket 0, position 0
@@ -2073,3 +2081,26 @@ BID_FACTOR = np.array([
     1000, 1000, 1000, 1000, 1000, 1000,
     1000, 1000, 1000, 1000, 1000, 1000,
 ], dtype=np.int16).reshape(FACTOR_SHAPE)
+
+SAMPLER_BONUS = np.array([
+    # 3 players: suit, Wizard, no trump turned, last round, by position
+    4, 0, 0, 0, 0, 0,
+    -8, -27, 0, 0, 0, 0,
+    14, 22, 6, 0, 0, 0,
+    61, 16, 2, 0, 0, 0,
+    # 4 players: suit, Wizard, no trump turned, last round, by position
+    26, 0, 0, 0, 0, 0,
+    0, 0, -13, 0, 0, 0,
+    43, 34, 45, 1, 0, 0,
+    19, 14, 14, 0, 0, 0,
+    # 5 players: suit, Wizard, no trump turned, last round, by position
+    30, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0,
+    59, 67, 24, 2, 0, 0,
+    70, 11, 25, 2, 0, 0,
+    # 6 players: suit, Wizard, no trump turned, last round, by position
+    44, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0,
+    120, 61, 26, 14, 0, 0,
+    74, 60, 20, 9, 3, 0,
+], dtype=np.int64).reshape(BONUS_SHAPE)
