@@ -73,6 +73,48 @@ def test_bid_factors_are_sane():
     assert (f[0, 5:19, M.KIND_WIZARD, :2].mean(axis=0) < 970).all()
 
 
+def test_sampler_bonus_header_and_shape():
+    assert bid_tables.SAMPLER_BONUS.shape == M.BONUS_SHAPE
+    assert bid_tables.BONUS_DEALS == T.BONUS_DEALS and bid_tables.BONUS_ITERATIONS == T.BONUS_ITERATIONS
+    for n in range(3, 7):
+        assert (bid_tables.SAMPLER_BONUS[n - 3, :, n:] == 0).all()
+    assert (np.abs(bid_tables.SAMPLER_BONUS) <= T.BONUS_LIMIT).all()
+
+
+def test_sampler_bonus_moves_the_bid_through_its_candidates():
+    """The bonus is added per trick bid to each candidate's mean score: a large one takes the
+    highest candidate (heuristic bid + 1), a large negative one the lowest, none the heuristic's
+    neighbourhood by score alone."""
+    from kernels.rng_nb import deal_stream_nb, seat_stream_nb
+    from kernels.wizard import policies_nb as P
+    from kernels.wizard.rules_nb import deal_nb, trump_of_turned_nb
+
+    n, r = 4, 5
+    deck = np.empty(60, np.int64)
+    hands = np.zeros(E.MAX_PLAYERS, np.uint64)
+    for d in range(100):
+        top = deal_nb(np.array([deal_stream_nb(np.int64(5), np.int64(d), np.int64(r))], np.uint64),
+                      deck, n, r, hands)
+        trump = int(trump_of_turned_nb(top))
+        if trump < 0:
+            continue
+        h = int(P.heuristic_bid_nb(hands[0], trump, top, n, r, 0, 0, -1))
+        if 0 < h < r:
+            break
+    bids = np.zeros(E.MAX_PLAYERS, np.int64)
+
+    def sampled(bonus):
+        rng = np.array([seat_stream_nb(np.int64(5), np.int64(d), np.int64(s)) for s in range(6)],
+                       np.uint64)
+        return int(P.sampler_bid_nb(rng, hands[0], trump, top, n, r, 0, n - 1, bids, False, False,
+                                    np.zeros(P.WS_I_SIZE, np.int64), np.zeros(P.WS_H_SIZE, np.uint64),
+                                    np.int64(bonus)))
+
+    assert sampled(10_000) == h + 1
+    assert sampled(-10_000) == h - 1
+    assert abs(sampled(0) - h) <= 1
+
+
 def test_table_is_sane():
     t = bid_tables.TRICK_CHANCE
     for n in range(3, 7):
