@@ -351,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     factors = build_factors(table, args.factor_deals, args.factor_iterations, args.seed, log=print)
     args.out.write_text(render(table, factors, args.deals, args.iterations, args.seed,
                                args.factor_deals, args.factor_iterations))
-    print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s")
+    print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s; SAMPLER_BONUS is 0 now (it depends "
+          "on the factors): run again with --sampler-bonus")
     return 0
 
 
