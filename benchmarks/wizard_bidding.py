@@ -1,12 +1,18 @@
-"""How well the Wizard heuristic bids and plays: calibration of its bids by kind of round, its round-1
-bids against the 3/7 rule, exact bids, and Wizards beaten by an earlier Wizard.
+"""How well the Wizard players bid and play: calibration of their bids by kind of round and seat,
+round-1 bids against the 3/7 rule, exact bids, and Wizards beaten by an earlier Wizard.
 
     python -m benchmarks.wizard_bidding [--games 100000] [--players 3,4,5,6] [--ref main]
+                                        [--policies heuristic,sampler=5000,search=200]
                                         [--trace-games 5000] [--seed 4242]
 
-Every seat plays `heuristic`, default rules (full games). For each player count it prints:
-- mean (bid - tricks) per seat and round, with its standard error, by kind of round: rounds with
-  trump, rounds with a turned Jester (no trump), the last round (no card left, no trump);
+Every seat plays the same policy (self-play), default rules (full games); --policies names the
+bidding players measured, each with its own game count after `=` (default --games). `random` bids
+uniformly and cannot be calibrated, so it is not measured. For each policy and player count it
+prints:
+- mean (bid - tricks) per seat and round, with its standard error, by kind of round and by seat:
+  round 1 (one card each), later rounds with a suited card turned (trump), a Wizard turned (the
+  dealer names trump), a Jester turned (no trump), and the last round (no card left, no trump);
+  the goal is |mean| <= 0.15 (GOAL) in every cell, and the worst cell is named;
 - the exact-bid rate and the mean final score per seat;
 - round 1: the mean score of the policy's bids against "bid 1 exactly when the card takes the trick
   with probability above 3/7" on the same deals. In round 1 each seat plays its only card, so the
@@ -31,18 +37,32 @@ import numpy as np
 
 from benchmarks.ab_game import REF_PACKAGE, ROOT, snapshot
 
-P_HEURISTIC = 1  # kernels/wizard/enums.py
+POLICY_IDS = {"heuristic": 1, "sampler": 2, "search": 4}  # kernels/wizard/enums.py P_*
+SEARCH_SAMPLES = 32  # the search player's default `samples` (sim/games/wizard.py)
 EV_ROUND, EV_PLAY = 2, 7
-KINDS = ("trump", "jester turned", "last round")
+FIRST_WIZARD, FIRST_JESTER = 52, 56
+KINDS = ("round 1", "trump", "wizard turned", "jester turned", "last round")
+GOAL = 0.15  # issue 30: |mean bid - tricks| per seat in every kind of round
 
 
-def play(package: str, n: int, games: int, seed: int, trace_games: int) -> dict:
-    """Records of `games` heuristic games, and beaten Wizards per game over the first trace_games."""
+def round_kinds(turned: np.ndarray) -> np.ndarray:
+    """Kind of each round (index into KINDS) of full games, from round_turned (games x rounds)."""
+    kind = np.where(turned < 0, 4, np.where(turned >= FIRST_JESTER, 3,
+                                            np.where(turned >= FIRST_WIZARD, 2, 1)))
+    kind[:, 0] = 0
+    kind[:, -1] = 4  # the last round deals every card: no trump, nothing turned
+    return kind
+
+
+def play(package: str, n: int, games: int, seed: int, trace_games: int,
+         policy: str = "heuristic") -> dict:
+    """Records of `games` self-play games, and beaten Wizards per game over the first trace_games."""
     enums = importlib.import_module(f"{package}.wizard.enums")
     play_nb = importlib.import_module(f"{package}.wizard.play_nb")
-    policies = np.full(n, P_HEURISTIC, dtype=np.int64)
+    policies = np.full(n, POLICY_IDS[policy], dtype=np.int64)
     extra = (np.zeros(len(enums.RULE_I_ORDER), np.int64), np.zeros(0, np.float64), policies,
-             np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ())
+             np.full((n, len(enums.SEAT_I_ORDER)), SEARCH_SAMPLES, np.int64),
+             np.zeros((n, 0), np.float64), ())
     out = np.zeros(games, dtype=enums.OUT_DTYPE)
     status, failed, _ = play_nb.play_games_nb(np.int64(seed), np.int64(0), np.int64(games), *extra,
                                               out, None, False)
@@ -59,7 +79,7 @@ def play(package: str, n: int, games: int, seed: int, trace_games: int) -> dict:
         wiz = (t[:, 0] == EV_PLAY) & (t[:, 2] >= 52) & (t[:, 2] < 56)
         keys = rnd[wiz] * 100 + t[wiz, 3]
         beaten += len(keys) - len(np.unique(keys))
-    return {"out": out, "beaten": beaten / max(trace_games, 1)}
+    return {"out": out, "beaten": beaten / trace_games if trace_games else float("nan")}
 
 
 def round_one_cards(seed: int, games: int, n: int) -> np.ndarray:
@@ -102,14 +122,15 @@ def figures(run: dict, n: int, cards: np.ndarray) -> dict:
     bids = out["round_bids"][:, :rounds * n].reshape(games, rounds, n).astype(np.int64)
     tricks = out["round_tricks"][:, :rounds * n].reshape(games, rounds, n).astype(np.int64)
     trump = out["round_trump"][:, :rounds].astype(np.int64)
-    kind = np.where(trump < 4, 0, 1)
-    kind[:, -1] = 2  # the last round deals every card: no trump, nothing turned
+    kind = round_kinds(out["round_turned"][:, :rounds].astype(np.int64))
     diff = bids - tricks
     res = {}
     for k, name in enumerate(KINDS):
-        d = diff[kind == k].ravel()
-        res[name] = (d.mean(), d.std() / np.sqrt(len(d)), (d == 0).mean())
-    res["all"] = (diff.mean(), diff.std() / np.sqrt(diff.size), (diff == 0).mean())
+        d = diff[kind == k]  # rounds x seats
+        res[name] = (d.mean(), d.std() / np.sqrt(d.size), (d == 0).mean(),
+                     d.mean(axis=0), d.std(axis=0) / np.sqrt(len(d)))
+    res["all"] = (diff.mean(), diff.std() / np.sqrt(diff.size), (diff == 0).mean(),
+                  diff.reshape(-1, n).mean(axis=0), diff.reshape(-1, n).std(axis=0) / np.sqrt(games * rounds))
     res["score"] = out["score"][:, :n].mean()
     res["beaten"] = run["beaten"]
     # round 1 against the 3/7 rule
@@ -126,16 +147,36 @@ def figures(run: dict, n: int, cards: np.ndarray) -> dict:
     return res
 
 
-def report(n: int, games: int, this: dict, ref: dict | None) -> None:
-    print(f"\n{n} players, {games:,} games of heuristic self-play" + (" (this | ref)" if ref else ""))
-    print(f"  {'kind of round':16s} {'mean bid-tricks':>17s} {'exact':>7s}" + ("   |  ref bid-tricks   exact" if ref else ""))
+def seat_cells(res: dict, n: int) -> str:
+    m, se = res[3], res[4]
+    return " ".join(f"{m[s]:+7.3f}±{se[s]:.3f}" for s in range(n))
+
+
+def worst_cell(res: dict, n: int) -> tuple[str, int, float, float]:
+    """(kind, seat, mean, standard error) of the seat and kind of round furthest from 0."""
+    cells = [(name, s, res[name][3][s], res[name][4][s]) for name in KINDS for s in range(n)]
+    return max(cells, key=lambda c: abs(c[2]))
+
+
+def report(n: int, games: int, this: dict, ref: dict | None, policy: str = "heuristic") -> None:
+    print(f"\n{n} players, {games:,} games of {policy} self-play" + (" (this | ref)" if ref else ""))
+    seats = " ".join(f"{'seat ' + str(s):>13s}" for s in range(n))
+    print(f"  {'kind of round':14s} {'mean bid-tricks':>17s} {'exact':>6s}  {seats}"
+          + ("  |  ref bid-tricks   exact  ref seats" if ref else ""))
     for name in KINDS + ("all",):
-        m, se, ex = this[name]
-        line = f"  {name:16s} {m:+9.3f} ± {se:.3f} {ex:7.1%}"
+        m, se, ex = this[name][:3]
+        line = f"  {name:14s} {m:+9.3f} ± {se:.3f} {ex:6.1%}  {seat_cells(this[name], n)}"
         if ref:
-            rm, rse, rex = ref[name]
-            line += f"   |  {rm:+8.3f} ± {rse:.3f} {rex:7.1%}"
+            rm, rse, rex = ref[name][:3]
+            line += f"  |  {rm:+8.3f} ± {rse:.3f} {rex:6.1%}  {seat_cells(ref[name], n)}"
         print(line)
+    kind, seat, m, se = worst_cell(this, n)
+    line = (f"  worst seat: {kind}, seat {seat}: {m:+.3f} ± {se:.3f} "
+            f"({'within' if abs(m) <= GOAL else 'outside'} the ±{GOAL} goal)")
+    if ref:
+        kind, seat, m, se = worst_cell(ref, n)
+        line += f"   |  ref {kind}, seat {seat}: {m:+.3f} ± {se:.3f}"
+    print(line)
     p, r, r_in, agree, gain, gain_se = this["round1"]
     line = (f"  round 1 mean score: policy {p:+.3f}, 3/7 rule {r:+.3f}, policy - rule {gain:+.3f} "
             f"± {gain_se:.3f} (same bid {agree:.1%}; rule in-sample {r_in:+.3f})")
@@ -154,21 +195,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--players", default="4,3,5,6")
     parser.add_argument("--seed", type=int, default=4242)
-    parser.add_argument("--trace-games", type=int, default=5000)
+    parser.add_argument("--policies", default="heuristic",
+                        help="bidding players, comma-separated, each optionally with its own game "
+                             "count: heuristic,sampler=5000,search=200 (default heuristic)")
+    parser.add_argument("--trace-games", type=int, default=5000,
+                        help="games traced for beaten Wizards (heuristic only)")
     parser.add_argument("--ref", help="also measure kernels/ at this git revision")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    runs = []
+    for item in args.policies.split(","):
+        name, _, count = item.partition("=")
+        if name not in POLICY_IDS:
+            parser.error(f"--policies: {name!r} is not a bidding player ({', '.join(POLICY_IDS)})")
+        runs.append((name, int(count) if count else args.games))
     with tempfile.TemporaryDirectory(prefix="kaartlab-wizbid-") as tmp:
         if args.ref:
             snapshot(args.ref, Path(tmp))
             sys.path.insert(0, tmp)
-        for n in (int(x) for x in args.players.split(",")):
-            cards = round_one_cards(args.seed, args.games, n)
-            this = figures(play("kernels", n, args.games, args.seed, args.trace_games), n, cards)
-            ref = None
-            if args.ref:
-                ref = figures(play(REF_PACKAGE, n, args.games, args.seed, args.trace_games), n, cards)
-            report(n, args.games, this, ref)
+        for policy, games in runs:
+            traced = args.trace_games if policy == "heuristic" else 0
+            for n in (int(x) for x in args.players.split(",")):
+                cards = round_one_cards(args.seed, games, n)
+                this = figures(play("kernels", n, games, args.seed, traced, policy), n, cards)
+                ref = None
+                if args.ref:
+                    ref = figures(play(REF_PACKAGE, n, games, args.seed, traced, policy), n, cards)
+                report(n, games, this, ref, policy)
     return 0
 
 

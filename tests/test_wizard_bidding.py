@@ -1,6 +1,7 @@
-"""The Wizard heuristic's calibrated bids and its card play: the shipped bid table reproduces from
-its script, bids are unbiased by kind of round on a small self-play sample, round-1 bids follow the
-3/7 rule, and hand-built tricks for the Wizard, duck and dump rules."""
+"""The Wizard heuristic's calibrated bids and its card play: the shipped bid table and bid factors
+reproduce from their script, bids are unbiased by kind of round and seat on a self-play sample at
+every table size, round-1 bids follow the 3/7 rule, and hand-built tricks for the Wizard, duck and
+dump rules."""
 from __future__ import annotations
 
 import sys
@@ -40,6 +41,8 @@ def test_table_header_matches_the_script():
     assert bid_tables.DEALS >= 100_000 and bid_tables.ITERATIONS >= 3
     assert bid_tables.DEALS == T.DEALS and bid_tables.ITERATIONS == T.ITERATIONS
     assert bid_tables.SEED == T.SEED
+    assert bid_tables.BID_FACTOR.shape == M.FACTOR_SHAPE
+    assert bid_tables.FACTOR_DEALS == T.FACTOR_DEALS and bid_tables.FACTOR_ITERATIONS == T.FACTOR_ITERATIONS
 
 
 @pytest.mark.parametrize("n,bucket", [(3, 0), (6, 1)])
@@ -48,6 +51,68 @@ def test_table_slices_reproduce_exactly(n, bucket):
     so the shipped table's small-round slices are re-made in full from the script."""
     got = T.build_slice(n, bucket, bid_tables.DEALS, bid_tables.ITERATIONS, bid_tables.SEED)
     assert np.array_equal(got, bid_tables.TRICK_CHANCE[n - 3, bucket])
+
+
+@pytest.mark.parametrize("n,r", [(6, 1), (5, 2)])
+def test_bid_factors_reproduce_exactly(n, r):
+    """A round size's factors depend only on its own deals and the chance table: re-made in full."""
+    got = T.fit_factors(n, r, bid_tables.TRICK_CHANCE, bid_tables.FACTOR_DEALS,
+                        bid_tables.FACTOR_ITERATIONS, bid_tables.SEED)
+    assert np.array_equal(got, bid_tables.BID_FACTOR[n - 3, r - 1])
+
+
+def test_bid_factors_are_sane():
+    f = bid_tables.BID_FACTOR
+    for n in range(3, 7):
+        assert (f[n - 3, 60 // n:] == 1000).all(), "round sizes a table cannot deal keep factor 1"
+        assert (f[n - 3, :, :, n:] == 1000).all(), "positions a table does not have keep factor 1"
+        used = f[n - 3, :60 // n, :, :n]
+        assert (used >= 400).all() and (used <= 2500).all(), (n, used.min(), used.max())
+    # the 3-player Wizard-turned rounds bid too high with factor 1 (+0.22 tricks): corrected down
+    # for the first two bidders (the dealer, who names trump, was within the band)
+    assert (f[0, 5:19, M.KIND_WIZARD, :2].mean(axis=0) < 970).all()
+
+
+def test_sampler_bonus_header_and_shape():
+    assert bid_tables.SAMPLER_BONUS.shape == M.BONUS_SHAPE
+    assert bid_tables.BONUS_DEALS == T.BONUS_DEALS and bid_tables.BONUS_ITERATIONS == T.BONUS_ITERATIONS
+    for n in range(3, 7):
+        assert (bid_tables.SAMPLER_BONUS[n - 3, :, n:] == 0).all()
+    assert (np.abs(bid_tables.SAMPLER_BONUS) <= T.BONUS_LIMIT).all()
+
+
+def test_sampler_bonus_moves_the_bid_through_its_candidates():
+    """The bonus is added per trick bid to each candidate's mean score: a large one takes the
+    highest candidate (heuristic bid + 1), a large negative one the lowest, none the heuristic's
+    neighbourhood by score alone."""
+    from kernels.rng_nb import deal_stream_nb, seat_stream_nb
+    from kernels.wizard import policies_nb as P
+    from kernels.wizard.rules_nb import deal_nb, trump_of_turned_nb
+
+    n, r = 4, 5
+    deck = np.empty(60, np.int64)
+    hands = np.zeros(E.MAX_PLAYERS, np.uint64)
+    for d in range(100):
+        top = deal_nb(np.array([deal_stream_nb(np.int64(5), np.int64(d), np.int64(r))], np.uint64),
+                      deck, n, r, hands)
+        trump = int(trump_of_turned_nb(top))
+        if trump < 0:
+            continue
+        h = int(P.heuristic_bid_nb(hands[0], trump, top, n, r, 0, 0, -1))
+        if 0 < h < r:
+            break
+    bids = np.zeros(E.MAX_PLAYERS, np.int64)
+
+    def sampled(bonus):
+        rng = np.array([seat_stream_nb(np.int64(5), np.int64(d), np.int64(s)) for s in range(6)],
+                       np.uint64)
+        return int(P.sampler_bid_nb(rng, hands[0], trump, top, n, r, 0, n - 1, bids, False, False,
+                                    np.zeros(P.WS_I_SIZE, np.int64), np.zeros(P.WS_H_SIZE, np.uint64),
+                                    np.int64(bonus)))
+
+    assert sampled(10_000) == h + 1
+    assert sampled(-10_000) == h - 1
+    assert abs(sampled(0) - h) <= 1
 
 
 def test_table_is_sane():
@@ -68,16 +133,38 @@ def test_table_is_sane():
 
 
 # ------------------------------------------------------------------------ bids
+def unit_factors():
+    return np.full(M.FACTOR_SHAPE, 1000, dtype=np.int16)
+
+
 def test_one_card_bids_follow_the_3_7_rule():
     """With one card, bid 1 scores 40p - 10 and bid 0 scores 20 - 30p: bid 1 exactly when p > 3/7."""
     table = np.zeros(M.TABLE_SHAPE, dtype=np.int16)
+    ones = unit_factors()
     ace = card("A", H)
     cls = M.card_class_nb(ace, mask([ace]), S)
     for chance, bid in [(420, 0), (428, 0), (429, 1), (700, 1)]:
         table[1, 0, 2, cls] = chance
-        assert M.best_bid_nb(table, mask([ace]), S, 4, 1, 2, -1) == bid
+        assert M.best_bid_nb(table, ones, mask([ace]), S, M.KIND_SUIT, 4, 1, 2, -1) == bid
     table[1, 0, 2, cls] = 700
-    assert M.best_bid_nb(table, mask([ace]), S, 4, 1, 2, 1) == 0, "the hook rule's bid is skipped"
+    assert M.best_bid_nb(table, ones, mask([ace]), S, M.KIND_SUIT, 4, 1, 2, 1) == 0, \
+        "the hook rule's bid is skipped"
+
+
+def test_bid_factor_scales_the_chances_of_its_cell_only():
+    """A chance of 0.3 bids 0 alone; doubled by the factor of its (players, round, kind, position)
+    it is 0.6 and bids 1; the other kinds and positions keep their factor."""
+    table = np.zeros(M.TABLE_SHAPE, dtype=np.int16)
+    factors = unit_factors()
+    ace = card("A", H)
+    table[1, 0, 1:3, M.card_class_nb(ace, mask([ace]), S)] = 300
+    assert M.best_bid_nb(table, factors, mask([ace]), S, M.KIND_WIZARD, 4, 1, 2, -1) == 0
+    factors[1, 0, M.KIND_WIZARD, 2] = 2000
+    assert M.best_bid_nb(table, factors, mask([ace]), S, M.KIND_WIZARD, 4, 1, 2, -1) == 1
+    assert M.best_bid_nb(table, factors, mask([ace]), S, M.KIND_SUIT, 4, 1, 2, -1) == 0
+    assert M.best_bid_nb(table, factors, mask([ace]), S, M.KIND_WIZARD, 4, 1, 1, -1) == 0
+    assert M.turn_kind_nb(-1) == M.KIND_NO_TRUMP and M.turn_kind_nb(JES) == M.KIND_NO_TRUMP
+    assert M.turn_kind_nb(WIZ + 3) == M.KIND_WIZARD and M.turn_kind_nb(card("2", C)) == M.KIND_SUIT
 
 
 def test_bid_is_the_best_expected_score():
@@ -87,7 +174,7 @@ def test_bid_is_the_best_expected_score():
     table[1, 2, 0, M.CLS_WIZARD] = 1000
     table[1, 2, 0, M.card_class_nb(card("K", H), mask(hand), S)] = 500
     # bid 2: 0.5 * 40 - 0.5 * 10 = 15; bid 3: 0.5 * 50 - 0.5 * 10 = 20
-    assert M.best_bid_nb(table, mask(hand), S, 4, 3, 0, -1) == 3
+    assert M.best_bid_nb(table, unit_factors(), mask(hand), S, M.KIND_SUIT, 4, 3, 0, -1) == 3
     assert M.expected_tricks_nb(table, mask(hand), S, 4, 0) == pytest.approx(2.5)
 
 
@@ -102,28 +189,40 @@ def test_card_classes():
     assert M.round_bucket_nb(4, 1) == 0
 
 
-def kinds_of_rounds(table, n):
+GOAL = 0.15  # issue 30: |mean bid - tricks| per seat in every kind of round
+KINDS = ("round 1", "trump", "wizard turned", "jester turned", "last round")
+
+
+def bias_by_kind_and_seat(table, n):
+    """{kind: (mean bid - tricks per seat, its standard error per seat)} over full games, kinds as
+    benchmarks/wizard_bidding.py cuts them (round 1 and the last round apart, the other rounds by
+    the card turned)."""
     rounds = 60 // n
     bids = np.array(table["round_bids"].to_pylist()).reshape(len(table), rounds, n)
     tricks = np.array(table["round_tricks"].to_pylist()).reshape(len(table), rounds, n)
-    trump = np.array(table["round_trump"].to_pylist())
-    kind = np.where(trump < 4, 0, 1)
-    kind[:, -1] = 2
+    turned = np.array(table["round_turned"].to_pylist())
+    kind = np.where(turned >= JES, 3, np.where(turned >= WIZ, 2, 1))
+    kind[:, 0] = 0
+    kind[:, -1] = 4
     diff = bids - tricks
-    return {name: diff[kind == k] for k, name in enumerate(("trump", "jester turned", "last round"))}
+    return {name: (diff[kind == k].mean(axis=0), diff[kind == k].std(axis=0) / np.sqrt((kind == k).sum()))
+            for k, name in enumerate(KINDS)}
 
 
-@pytest.mark.parametrize("n,games", [(4, 3000), (3, 1500), (6, 1500)])
-def test_bids_are_calibrated_by_kind_of_round(n, games):
-    """Mean (bid - tricks) per seat and round within 0.25 in every kind of round (the benchmark
-    shows about 0.1 or less on 100,000 games; the old heuristic was 0.3-0.65 under in no-trump
-    rounds, so this can fail)."""
+@pytest.mark.parametrize("n,games", [(3, 12000), (4, 8000), (5, 8000), (6, 8000)])
+def test_bids_are_calibrated_by_kind_of_round_and_seat(n, games):
+    """Mean (bid - tricks) per seat in every kind of round is not significantly outside the goal:
+    below 0.15 + 3 standard errors (fixed seed; the benchmark's 20,000 games put every cell within
+    0.11). The standard errors are 0.02 or less, so a bias like version 3's at 3 players (+0.23 in
+    Wizard-turned rounds, bound 0.18 here) fails."""
     from sim.games import wizard
     from sim.spec import ArmSpec
 
     table = wizard.RUNNER.play_batch(ArmSpec.make("wizard", n, {}, "heuristic"), 777, 0, games)
-    for name, diff in kinds_of_rounds(table, n).items():
-        assert abs(diff.mean()) < 0.25, (name, diff.mean())
+    for name, (mean, se) in bias_by_kind_and_seat(table, n).items():
+        assert (se <= 0.02).all(), (name, se)
+        for seat in range(n):
+            assert abs(mean[seat]) <= GOAL + 3 * se[seat], (name, seat, mean[seat], se[seat])
 
 
 # ------------------------------------------------------------------------ card play

@@ -69,7 +69,8 @@ class Table:
         total = 0
         for p in range(self.n):
             forbidden = R.forbidden_bid_nb(self.r, total, p == self.dealer, True)
-            b = P.heuristic_bid_nb(self.hands[p], self.trump, self.n, self.r, p, total, forbidden)
+            b = P.heuristic_bid_nb(self.hands[p], self.trump, self.turned, self.n, self.r, p, total,
+                                   forbidden)
             self.bids[p] = b
             total += b
 

@@ -1,6 +1,8 @@
 """Measure the Wizard heuristic's bid table by self-play and write kernels/wizard/bid_tables.py.
 
     python tools/wizard_bid_tables.py [--deals 100000] [--iterations 5] [--seed 2026] [--out PATH]
+                                      [--factor-deals 50000] [--factor-iterations 5] [--factors-only]
+    python tools/wizard_bid_tables.py --sampler-bonus [--bonus-deals 5000] [--bonus-iterations 5]
     make wizard-tables
 
 The table holds each card's chance of taking a trick under heuristic play, by player count, round
@@ -16,6 +18,26 @@ slice can be re-made alone (tests/test_wizard_bidding.py does so).
 A cell is the trick rate of its class at its position, shrunk (PRIOR_WEIGHT imagined cards) toward
 the class's rate over every position of its slice, itself shrunk toward 1/players: rare classes
 (an ace of a four-card trump suit in a two-card round cannot happen at all) get sensible values.
+Then the bid factors (BID_FACTOR[players - 3, round size - 1, turn kind, position], in thousandths,
+kernels/wizard/bid_model_nb.py): the bid with the best expected score under independent per-card
+chances is biased (it bids high where a high bid pays, and the model misses how a hand's cards share
+tricks), most in rounds where a Wizard is turned or no trump is played. Every card's chance is
+multiplied by the factor of its (players, round size, turn kind, position), found by self-play on
+deals of their own (other streams than the table's): start at 1, bid with the table and factors,
+play FACTOR_DEALS-scaled deals (deals_of) of each round size, and multiply each factor by (mean
+tricks ± FACTOR_BAND) / (mean bid) of its cell, FACTOR_ITERATIONS times; each cell keeps the factor whose round had
+the smallest |mean bid - mean tricks| (the deals are the same in every iteration, so the
+iterations are compared on the same cards). Only the bias beyond FACTOR_BAND (0.10 tricks) is
+corrected: within it a cell keeps factor 1 (the bid with the best expected score need not be the
+mean tricks, and round-1 bids stay the 3/7 rule), beyond it the factor aims at the band's edge. The chance table is measured with factors 1, so it is
+the same with or without them; --factors-only refits the factors on the shipped table.
+
+Last, with --sampler-bonus (a second run: the sampler bids around the heuristic's bids, which the
+kernels compile from the written module), the sampler's bid bonus (SAMPLER_BONUS[players - 3,
+kind, position], tenths of a point per trick bid added to each candidate bid's mean score; kinds:
+the three turn kinds and the last round of a full game). The sampler takes the bid with the best
+mean score on its playouts, which lies below its mean tricks in rounds without trump; cells outside
+±FACTOR_BAND get the bonus that brings them to the band's edge (fit_bonus).
 The result depends only on the arguments: the deals come from counter-based streams of the seed.
 """
 from __future__ import annotations
@@ -37,6 +59,16 @@ SEED = 2026
 DEALS = 100_000
 ITERATIONS = 5
 PRIOR_WEIGHT = 20.0
+FACTOR_DEALS = 50_000
+FACTOR_ITERATIONS = 5
+FACTOR_STREAM = 1024  # deal streams FACTOR_STREAM + 32 n + r: not the table's 32 n + r
+FACTOR_STEP = (0.5, 2.0)  # bounds of one iteration's multiplier
+FACTOR_BAND = 0.10  # a cell's |mean bid - mean tricks| left alone: issue 30's goal 0.15 less noise
+BONUS_DEALS = 5000  # sampler rounds of each size per iteration
+BONUS_ITERATIONS = 5
+BONUS_STREAM = 2048  # deal streams BONUS_STREAM + 32 n + r
+BONUS_FIRST_STEP = 150.0  # first bonus (tenths of a point per trick bid) per trick of excess bias
+BONUS_LIMIT = 300  # |bonus| at most 30 points per trick bid
 OUT = ROOT / "kernels" / "wizard" / "bid_tables.py"
 BATCH = 20_000  # deals per kernel call (progress and interrupt points)
 
@@ -59,6 +91,10 @@ def estimate(seen: np.ndarray, won: np.ndarray, n: int) -> np.ndarray:
     return np.rint(cell * M.CHANCE_SCALE).astype(np.int16)
 
 
+def unit_factors() -> np.ndarray:
+    return np.full(M.FACTOR_SHAPE, int(M.FACTOR_SCALE), dtype=np.int16)
+
+
 def flat_table() -> np.ndarray:
     table = np.zeros(M.TABLE_SHAPE, dtype=np.int16)
     for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
@@ -72,6 +108,8 @@ def build_slice(n: int, bucket: int, deals: int = DEALS, iterations: int = ITERA
     from kernels.wizard.bid_stats_nb import bid_stats_nb
 
     table = flat_table()
+    factors = unit_factors()
+    sums = np.zeros((M.N_KINDS, MAX_PLAYERS), dtype=np.int64)  # per-kind sums: not used here
     sizes = round_sizes(n, bucket)
     for it in range(iterations):
         seen = np.zeros((MAX_PLAYERS, M.N_CLASSES), dtype=np.int64)
@@ -82,13 +120,112 @@ def build_slice(n: int, bucket: int, deals: int = DEALS, iterations: int = ITERA
             count = deals_of(n, r, deals)
             seats += count * n
             for first in range(0, count, BATCH):
-                bias += bid_stats_nb(np.int64(seed), np.int64(n), np.int64(r), np.int64(first),
-                                     np.int64(min(BATCH, count - first)), table, seen, won)
+                bias += bid_stats_nb(np.int64(seed), np.int64(n), np.int64(r), np.int64(32 * n + r),
+                                     np.int64(first), np.int64(min(BATCH, count - first)), table,
+                                     factors, seen, won, sums, sums)
         table[n - MIN_PLAYERS, bucket] = estimate(seen, won, n)
         if log:
             log(f"  {n}p rounds {sizes[0]}-{sizes[-1]}: iteration {it + 1}: mean bid - tricks "
                 f"{bias / seats:+.3f} per seat and round")
     return table[n - MIN_PLAYERS, bucket]
+
+
+def fit_factors(n: int, r: int, table: np.ndarray, deals: int = FACTOR_DEALS,
+                iterations: int = FACTOR_ITERATIONS, seed: int = SEED, log=None) -> np.ndarray:
+    """The bid factors of the (n, r) rounds: int16[N_KINDS, MAX_PLAYERS], in thousandths, for
+    bids from `table` (the whole chance table; only its (n, bucket of r) slice is read)."""
+    from kernels.wizard.bid_stats_nb import bid_stats_nb
+
+    factors = unit_factors()
+    cell = factors[n - MIN_PLAYERS, r - 1]  # a view: what the kernel bids with
+    best = cell.copy()
+    best_gap = np.full(cell.shape, np.inf)
+    count = deals_of(n, r, deals)
+    for it in range(iterations):
+        seen = np.zeros((MAX_PLAYERS, M.N_CLASSES), dtype=np.int64)
+        won = np.zeros_like(seen)
+        bid_sum = np.zeros((M.N_KINDS, MAX_PLAYERS), dtype=np.int64)
+        trick_sum = np.zeros_like(bid_sum)
+        for first in range(0, count, BATCH):
+            bid_stats_nb(np.int64(seed), np.int64(n), np.int64(r), np.int64(FACTOR_STREAM + 32 * n + r),
+                         np.int64(first), np.int64(min(BATCH, count - first)), table, factors,
+                         seen, won, bid_sum, trick_sum)
+        rounds = trick_sum.sum(axis=1, keepdims=True) // r  # every trick is someone's: rounds per kind
+        played = (rounds > 0) & (np.arange(MAX_PLAYERS) < n)
+        bias = (bid_sum - trick_sum) / np.maximum(rounds, 1)
+        gap = np.where(played, np.maximum(np.abs(bias) - FACTOR_BAND, 0.0), np.inf)
+        better = gap < best_gap
+        best[better] = cell[better]
+        best_gap[better] = gap[better]
+        if log:
+            log(f"  {n}p round {r}: factor iteration {it + 1}: largest |mean bid - tricks| of a "
+                f"(kind, position) {np.abs(bias[played]).max():.3f}")
+        # aim at the band's edge: the bid sum that would leave a bias of +-FACTOR_BAND
+        target = trick_sum + np.sign(bias) * FACTOR_BAND * rounds
+        ratio = np.where(bid_sum > 0, target / np.maximum(bid_sum, 1), FACTOR_STEP[1])
+        ratio = np.where(played & (gap > 0), np.clip(ratio, *FACTOR_STEP), 1.0)
+        cell[:] = np.clip(np.rint(cell * ratio), 1, np.iinfo(np.int16).max).astype(np.int16)
+    return best
+
+
+def build_factors(table: np.ndarray, deals: int = FACTOR_DEALS, iterations: int = FACTOR_ITERATIONS,
+                  seed: int = SEED, log=None) -> np.ndarray:
+    factors = unit_factors()
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        for r in range(1, N_CARDS // n + 1):
+            factors[n - MIN_PLAYERS, r - 1] = fit_factors(n, r, table, deals, iterations, seed, log)
+    return factors
+
+
+def fit_bonus(n: int, deals: int = BONUS_DEALS, iterations: int = BONUS_ITERATIONS, seed: int = SEED,
+              log=None) -> np.ndarray:
+    """The sampler's bid bonus of n players: int64[N_SAMPLER_KINDS, MAX_PLAYERS], tenths of a point
+    per trick bid, by kind of round (turn kind, or the last round) and position. Self-play of
+    `deals` rounds of every size per iteration (the same deals each time), all seats sampling with
+    the current bonus; a cell whose mean bid - tricks is outside ±FACTOR_BAND moves its bonus toward
+    the band's edge (a first step of BONUS_FIRST_STEP per trick of excess, then the secant through
+    its last two tries); each cell keeps the bonus whose rounds came closest."""
+    from kernels.wizard.bid_stats_nb import sampler_stats_nb
+
+    shape = (M.N_SAMPLER_KINDS, MAX_PLAYERS)
+    bonus = np.zeros(shape, dtype=np.int64)
+    best = bonus.copy()
+    best_gap = np.full(shape, np.inf)
+    last_bonus = last_bias = None
+    for it in range(iterations):
+        bid_sum = np.zeros(shape, dtype=np.int64)
+        trick_sum = np.zeros(shape, dtype=np.int64)
+        rounds = np.zeros((M.N_SAMPLER_KINDS, 1))
+        for r in range(1, N_CARDS // n + 1):
+            b = np.zeros(shape, dtype=np.int64)
+            t = np.zeros(shape, dtype=np.int64)
+            for first in range(0, deals, BATCH):
+                sampler_stats_nb(np.int64(seed), np.int64(n), np.int64(r),
+                                 np.int64(BONUS_STREAM + 32 * n + r), np.int64(first),
+                                 np.int64(min(BATCH, deals - first)), bonus, b, t)
+            bid_sum += b
+            trick_sum += t
+            rounds[:, 0] += t.sum(axis=1) // r
+        played = (rounds > 0) & (np.arange(MAX_PLAYERS) < n)
+        bias = (bid_sum - trick_sum) / np.maximum(rounds, 1)
+        excess = np.where(played, np.sign(bias) * np.maximum(np.abs(bias) - FACTOR_BAND, 0.0), 0.0)
+        gap = np.where(played, np.abs(excess), np.inf)
+        better = gap < best_gap
+        best[better] = bonus[better]
+        best_gap[better] = gap[better]
+        if log:
+            log(f"  {n}p sampler bonus iteration {it + 1}: mean bid - tricks by kind and position\n"
+                + "\n".join("    " + " ".join(f"{v:+.3f}" for v in row[:n]) for row in bias))
+        step = -BONUS_FIRST_STEP * excess
+        if last_bias is not None:
+            moved = (bonus != last_bonus) & (bias != last_bias)
+            slope = np.where(moved, (bias - last_bias) / np.where(moved, bonus - last_bonus, 1), 0.0)
+            secant = np.where(slope > 0, -excess / np.where(slope > 0, slope, 1), step)
+            step = np.where(moved, secant, step)
+        last_bonus, last_bias = bonus.copy(), bias
+        bonus = np.where(excess != 0, np.clip(np.rint(bonus + step), -BONUS_LIMIT, BONUS_LIMIT),
+                         bonus).astype(np.int64)
+    return best
 
 
 def build(deals: int = DEALS, iterations: int = ITERATIONS, seed: int = SEED, log=None) -> np.ndarray:
@@ -100,8 +237,11 @@ def build(deals: int = DEALS, iterations: int = ITERATIONS, seed: int = SEED, lo
     return table
 
 
-def render(table: np.ndarray, deals: int, iterations: int, seed: int) -> str:
-    """The generated module's text: one line of chances per (players, bucket, position)."""
+def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, seed: int,
+           factor_deals: int, factor_iterations: int, bonus: np.ndarray | None = None,
+           bonus_deals: int = 0, bonus_iterations: int = 0) -> str:
+    """The generated module's text: one line of chances per (players, bucket, position), one line
+    of bid factors per (players, round size)."""
     lines = [
         '"""Generated by tools/wizard_bid_tables.py (`make wizard-tables`); do not edit.',
         "",
@@ -109,6 +249,16 @@ def render(table: np.ndarray, deals: int, iterations: int, seed: int) -> str:
         "such a card takes a trick under heuristic self-play (kernels/wizard/bid_model_nb.py says what",
         "the indices mean). Made from DEALS deals of the whole deck's worth of cards per round size",
         "(tools/wizard_bid_tables.deals_of), ITERATIONS times, from SEED.",
+        "",
+        "BID_FACTOR[players - 3, round size - 1, turn kind, position]: the factor, in thousandths, by",
+        "which the heuristic multiplies its cards' chances when it bids, so that its mean bid is its",
+        "mean tricks (turn kinds: suited card, Wizard, no trump). Fitted by self-play on FACTOR_DEALS",
+        "deals of the whole deck's worth of cards per round size, FACTOR_ITERATIONS times, from SEED.",
+        "",
+        "SAMPLER_BONUS[players - 3, kind, position]: tenths of a point per trick bid that the sampler",
+        "adds to each candidate bid's mean score (kinds: suited card, Wizard, no trump turned, last",
+        "round of a full game), fitted by sampler self-play on BONUS_DEALS rounds of every size,",
+        "BONUS_ITERATIONS times, from SEED, bidding with the table and factors above (0: not fitted).",
         '"""',
         "import numpy as np",
         "",
@@ -116,6 +266,12 @@ def render(table: np.ndarray, deals: int, iterations: int, seed: int) -> str:
         f"DEALS = {deals}",
         f"ITERATIONS = {iterations}",
         f"SHAPE = {tuple(table.shape)}",
+        f"FACTOR_DEALS = {factor_deals}",
+        f"FACTOR_ITERATIONS = {factor_iterations}",
+        f"FACTOR_SHAPE = {tuple(factors.shape)}",
+        f"BONUS_DEALS = {bonus_deals}",
+        f"BONUS_ITERATIONS = {bonus_iterations}",
+        f"BONUS_SHAPE = {tuple(M.BONUS_SHAPE)}",
         "",
         "TRICK_CHANCE = np.array([",
     ]
@@ -127,6 +283,22 @@ def render(table: np.ndarray, deals: int, iterations: int, seed: int) -> str:
                 for i in range(0, len(row), 20):
                     lines.append("    " + ", ".join(row[i:i + 20]) + ",")
     lines += ["], dtype=np.int16).reshape(SHAPE)", ""]
+    lines += ["BID_FACTOR = np.array(["]
+    for n in range(factors.shape[0]):
+        for r in range(factors.shape[1]):
+            lines.append(f"    # {n + MIN_PLAYERS} players, round size {r + 1}: suit, Wizard, "
+                         "no trump turned, by position")
+            for k in range(factors.shape[2]):
+                lines.append("    " + ", ".join(str(int(v)) for v in factors[n, r, k]) + ",")
+    lines += ["], dtype=np.int16).reshape(FACTOR_SHAPE)", ""]
+    if bonus is None:
+        bonus = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
+    lines += ["SAMPLER_BONUS = np.array(["]
+    for n in range(bonus.shape[0]):
+        lines.append(f"    # {n + MIN_PLAYERS} players: suit, Wizard, no trump turned, last round, by position")
+        for k in range(bonus.shape[1]):
+            lines.append("    " + ", ".join(str(int(v)) for v in bonus[n, k]) + ",")
+    lines += ["], dtype=np.int64).reshape(BONUS_SHAPE)", ""]
     return "\n".join(lines)
 
 
@@ -136,12 +308,51 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"deals of a whole-deck round; smaller rounds get more (default {DEALS})")
     parser.add_argument("--iterations", type=int, default=ITERATIONS, help=f"default {ITERATIONS}")
     parser.add_argument("--seed", type=int, default=SEED, help=f"default {SEED}")
+    parser.add_argument("--factor-deals", type=int, default=FACTOR_DEALS,
+                        help=f"as --deals, for the bid factors (default {FACTOR_DEALS})")
+    parser.add_argument("--factor-iterations", type=int, default=FACTOR_ITERATIONS,
+                        help=f"default {FACTOR_ITERATIONS}")
+    parser.add_argument("--factors-only", action="store_true",
+                        help="keep the shipped chance table (it does not depend on the factors) and "
+                             "refit the bid factors only")
+    parser.add_argument("--sampler-bonus", action="store_true",
+                        help="keep the shipped table and factors (the sampler bids around the "
+                             "heuristic's bids, compiled from the shipped module) and fit the "
+                             "sampler's bid bonus; run after the table and factors are written")
+    parser.add_argument("--bonus-deals", type=int, default=BONUS_DEALS, help=f"default {BONUS_DEALS}")
+    parser.add_argument("--bonus-iterations", type=int, default=BONUS_ITERATIONS,
+                        help=f"default {BONUS_ITERATIONS}")
     parser.add_argument("--out", type=Path, default=OUT, help="default: kernels/wizard/bid_tables.py")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    table = build(args.deals, args.iterations, args.seed, log=print)
-    args.out.write_text(render(table, args.deals, args.iterations, args.seed))
-    print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s")
+    if args.sampler_bonus:
+        from kernels.wizard import bid_tables
+
+        bonus = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+            bonus[n - MIN_PLAYERS] = fit_bonus(n, args.bonus_deals, args.bonus_iterations, args.seed,
+                                               log=print)
+        args.out.write_text(render(bid_tables.TRICK_CHANCE, bid_tables.BID_FACTOR, bid_tables.DEALS,
+                                   bid_tables.ITERATIONS, bid_tables.SEED, bid_tables.FACTOR_DEALS,
+                                   bid_tables.FACTOR_ITERATIONS, bonus, args.bonus_deals,
+                                   args.bonus_iterations))
+        print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s")
+        return 0
+    if args.factors_only:
+        from kernels.wizard import bid_tables
+
+        if (bid_tables.DEALS, bid_tables.ITERATIONS, bid_tables.SEED) != (args.deals, args.iterations,
+                                                                          args.seed):
+            parser.error("--factors-only: the shipped table was made with other --deals, "
+                         "--iterations or --seed")
+        table = bid_tables.TRICK_CHANCE.copy()
+    else:
+        table = build(args.deals, args.iterations, args.seed, log=print)
+    factors = build_factors(table, args.factor_deals, args.factor_iterations, args.seed, log=print)
+    args.out.write_text(render(table, factors, args.deals, args.iterations, args.seed,
+                               args.factor_deals, args.factor_iterations))
+    print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s; SAMPLER_BONUS is 0 now (it depends "
+          "on the factors): run again with --sampler-bonus")
     return 0
 
 

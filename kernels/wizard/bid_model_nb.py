@@ -13,11 +13,22 @@ A table cell is indexed [players - 3, round bucket, position, card class]:
 
 The cell holds the chance, in thousandths, that such a card takes a trick under heuristic play.
 The number of tricks is modelled as a sum of independent yes/no per card (a Poisson-binomial).
+
+The bid with the best expected score under that model is not unbiased: the score rewards a high
+bid made more than a low one, and the independent-card model misses how a hand's cards share the
+tricks. So every card's chance is multiplied by a bid factor, BID_FACTOR[players - 3, round size
+- 1, turn kind, position] in thousandths (also measured by self-play, tools/wizard_bid_tables.py),
+chosen so that the mean bid equals the mean tricks taken in every (players, round size, turn
+kind, position). Turn kinds: a suited card turned (KIND_SUIT), a Wizard turned (the dealer names
+trump, one Wizard is out of play: KIND_WIZARD), no trump (a Jester turned, or no card left to
+turn: KIND_NO_TRUMP).
 """
 import numpy as np
 
 from kernels.jit import ix, njit
-from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, MAX_PLAYERS, MIN_PLAYERS, N_CARDS, NO_TRUMP
+from kernels.wizard.enums import (
+    FIRST_JESTER, FIRST_WIZARD, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, N_CARDS, NO_TRUMP,
+)
 from kernels.wizard.rules_nb import ONE, SUIT_MASK, lowest_card_nb, popcount_nb
 
 # Round buckets by cards per hand (index r = 1..20); the last round of a full game is LAST_BUCKET
@@ -35,6 +46,39 @@ CLS_NO_TRUMP = CLS_OFF + 13 * N_LENGTHS  # a suited card in a round without trum
 N_CLASSES = CLS_NO_TRUMP + 13 * N_LENGTHS  # 158
 TABLE_SHAPE = (MAX_PLAYERS - MIN_PLAYERS + 1, N_BUCKETS, MAX_PLAYERS, N_CLASSES)
 CHANCE_SCALE = 1000.0  # cells are chances in thousandths
+# Turn kinds of a round: what was turned for trump
+KIND_SUIT = 0  # a suited card: its suit is trump
+KIND_WIZARD = 1  # a Wizard: the dealer names trump
+KIND_NO_TRUMP = 2  # a Jester, or no card (the last round of a full game, or final_no_trump)
+N_KINDS = 3
+FACTOR_SHAPE = (MAX_PLAYERS - MIN_PLAYERS + 1, MAX_ROUNDS, N_KINDS, MAX_PLAYERS)
+FACTOR_SCALE = 1000.0  # bid factors in thousandths (1000: the chances as measured)
+
+
+# The sampler's bid bonus cells: the turn kinds, with the last round of a full game (every card
+# dealt, no card turned) a kind of its own
+KIND_LAST = 3
+N_SAMPLER_KINDS = 4
+BONUS_SHAPE = (MAX_PLAYERS - MIN_PLAYERS + 1, N_SAMPLER_KINDS, MAX_PLAYERS)
+BONUS_SCALE = 10  # bonuses in tenths of a point per trick bid
+
+
+@njit
+def sampler_kind_nb(turned, n, r):
+    """The sampler's bonus kind of a round: its turn kind, or KIND_LAST for a full game's last."""
+    if r * n == N_CARDS:
+        return KIND_LAST
+    return turn_kind_nb(turned)
+
+
+@njit
+def turn_kind_nb(turned):
+    """Turn kind (KIND_*) of a round from its turned card (-1: none turned)."""
+    if turned < 0 or turned >= FIRST_JESTER:
+        return KIND_NO_TRUMP
+    if turned >= FIRST_WIZARD:
+        return KIND_WIZARD
+    return KIND_SUIT
 
 
 @njit
@@ -84,10 +128,12 @@ def expected_tricks_nb(table, hand, trump, n, pos):
 
 
 @njit
-def best_bid_nb(table, hand, trump, n, r, pos, forbidden):
+def best_bid_nb(table, factors, hand, trump, kind, n, r, pos, forbidden):
     """The legal bid (not `forbidden`, -1 for none) with the best expected score when the tricks
-    taken are the sum of independent per-card chances. Ties go to the lower bid."""
+    taken are the sum of independent per-card chances, each multiplied by the bid factor of
+    (n, r, kind, pos) and capped at 1. Ties go to the lower bid."""
     bucket = round_bucket_nb(n, r)
+    factor = factors[n - MIN_PLAYERS, r - 1, kind, pos] / FACTOR_SCALE
     dist = np.zeros(r + 1)
     dist[0] = 1.0
     m = 0  # cards folded in so far
@@ -95,7 +141,7 @@ def best_bid_nb(table, hand, trump, n, r, pos, forbidden):
     while x:
         c = lowest_card_nb(x)
         x &= x - ONE
-        p = card_chance_nb(table, c, hand, trump, n, bucket, pos)
+        p = min(1.0, card_chance_nb(table, c, hand, trump, n, bucket, pos) * factor)
         m += 1
         for t in range(m, 0, -1):
             u = ix(t)  # unsigned: no negative-index code in the innermost loop

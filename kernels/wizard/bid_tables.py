@@ -4,6 +4,16 @@ TRICK_CHANCE[players - 3, round bucket, position, card class]: the chance, in th
 such a card takes a trick under heuristic self-play (kernels/wizard/bid_model_nb.py says what
 the indices mean). Made from DEALS deals of the whole deck's worth of cards per round size
 (tools/wizard_bid_tables.deals_of), ITERATIONS times, from SEED.
+
+BID_FACTOR[players - 3, round size - 1, turn kind, position]: the factor, in thousandths, by
+which the heuristic multiplies its cards' chances when it bids, so that its mean bid is its
+mean tricks (turn kinds: suited card, Wizard, no trump). Fitted by self-play on FACTOR_DEALS
+deals of the whole deck's worth of cards per round size, FACTOR_ITERATIONS times, from SEED.
+
+SAMPLER_BONUS[players - 3, kind, position]: tenths of a point per trick bid that the sampler
+adds to each candidate bid's mean score (kinds: suited card, Wizard, no trump turned, last
+round of a full game), fitted by sampler self-play on BONUS_DEALS rounds of every size,
+BONUS_ITERATIONS times, from SEED, bidding with the table and factors above (0: not fitted).
 """
 import numpy as np
 
@@ -11,6 +21,12 @@ SEED = 2026
 DEALS = 100000
 ITERATIONS = 5
 SHAPE = (4, 8, 6, 158)
+FACTOR_DEALS = 50000
+FACTOR_ITERATIONS = 5
+FACTOR_SHAPE = (4, 20, 3, 6)
+BONUS_DEALS = 5000
+BONUS_ITERATIONS = 5
+BONUS_SHAPE = (4, 4, 6)
 
 TRICK_CHANCE = np.array([
     # 3 players, bucket 0, position 0
@@ -1742,3 +1758,349 @@ TRICK_CHANCE = np.array([
     9, 22, 0, 5, 14, 33, 1, 10, 27, 54, 4, 19, 47, 83, 6, 37, 79, 119, 18, 69,
     125, 162, 39, 125, 202, 227, 86, 244, 319, 340, 213, 529, 590, 597, 609, 747, 762, 743,
 ], dtype=np.int16).reshape(SHAPE)
+
+BID_FACTOR = np.array([
+    # 3 players, round size 1: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    656, 1000, 699, 1000, 1000, 1000,
+    663, 2238, 1000, 1000, 1000, 1000,
+    # 3 players, round size 2: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    821, 850, 1000, 1000, 1000, 1000,
+    1000, 1204, 1280, 1000, 1000, 1000,
+    # 3 players, round size 3: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    863, 783, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 4: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    885, 781, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 5: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    870, 815, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 6: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    921, 858, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 7: suit, Wizard, no trump turned, by position
+    1000, 1000, 995, 1000, 1000, 1000,
+    917, 853, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 8: suit, Wizard, no trump turned, by position
+    1000, 990, 968, 1000, 1000, 1000,
+    909, 847, 979, 1000, 1000, 1000,
+    1000, 967, 990, 1000, 1000, 1000,
+    # 3 players, round size 9: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    932, 916, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 10: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    914, 911, 999, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 11: suit, Wizard, no trump turned, by position
+    1000, 981, 972, 1000, 1000, 1000,
+    911, 902, 981, 1000, 1000, 1000,
+    1000, 964, 978, 1000, 1000, 1000,
+    # 3 players, round size 12: suit, Wizard, no trump turned, by position
+    980, 958, 951, 1000, 1000, 1000,
+    900, 890, 958, 1000, 1000, 1000,
+    1000, 931, 942, 1000, 1000, 1000,
+    # 3 players, round size 13: suit, Wizard, no trump turned, by position
+    1009, 1037, 1024, 1000, 1000, 1000,
+    988, 1000, 1063, 1000, 1000, 1000,
+    1008, 1021, 1035, 1000, 1000, 1000,
+    # 3 players, round size 14: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    967, 989, 1035, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 15: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    960, 959, 1020, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 3 players, round size 16: suit, Wizard, no trump turned, by position
+    1000, 998, 987, 1000, 1000, 1000,
+    933, 959, 1000, 1000, 1000, 1000,
+    990, 992, 1000, 1000, 1000, 1000,
+    # 3 players, round size 17: suit, Wizard, no trump turned, by position
+    987, 977, 969, 1000, 1000, 1000,
+    939, 931, 1000, 1000, 1000, 1000,
+    973, 977, 980, 1000, 1000, 1000,
+    # 3 players, round size 18: suit, Wizard, no trump turned, by position
+    973, 959, 955, 1000, 1000, 1000,
+    930, 919, 1000, 1000, 1000, 1000,
+    960, 958, 969, 1000, 1000, 1000,
+    # 3 players, round size 19: suit, Wizard, no trump turned, by position
+    964, 943, 942, 1000, 1000, 1000,
+    922, 909, 1000, 1000, 1000, 1000,
+    954, 945, 951, 1000, 1000, 1000,
+    # 3 players, round size 20: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    995, 989, 994, 1000, 1000, 1000,
+    # 4 players, round size 1: suit, Wizard, no trump turned, by position
+    1086, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 787, 1000, 1000,
+    824, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 2: suit, Wizard, no trump turned, by position
+    1207, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1624, 1606, 1648, 1000, 1000,
+    # 4 players, round size 3: suit, Wizard, no trump turned, by position
+    1167, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 975, 1000, 1000, 1000,
+    1000, 1046, 1000, 1000, 1000, 1000,
+    # 4 players, round size 4: suit, Wizard, no trump turned, by position
+    1090, 1000, 1000, 1000, 1000, 1000,
+    1000, 977, 898, 1000, 1000, 1000,
+    1091, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 5: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 972, 908, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 6: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 944, 918, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 7: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 944, 915, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 8: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 990, 1000, 1000,
+    978, 939, 911, 984, 1000, 1000,
+    1000, 994, 991, 1000, 1000, 1000,
+    # 4 players, round size 9: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 995, 976, 1029, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 10: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 966, 965, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 11: suit, Wizard, no trump turned, by position
+    1000, 1000, 997, 996, 1000, 1000,
+    976, 957, 929, 1000, 1000, 1000,
+    1000, 980, 984, 1000, 1000, 1000,
+    # 4 players, round size 12: suit, Wizard, no trump turned, by position
+    1000, 976, 973, 965, 1000, 1000,
+    960, 937, 934, 983, 1000, 1000,
+    1000, 946, 961, 960, 1000, 1000,
+    # 4 players, round size 13: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    981, 977, 989, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 14: suit, Wizard, no trump turned, by position
+    1000, 990, 992, 983, 1000, 1000,
+    954, 973, 965, 1000, 1000, 1000,
+    1000, 990, 981, 987, 1000, 1000,
+    # 4 players, round size 15: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 995, 991, 1000, 1000, 1000,
+    # 4 players, round size 16: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 17: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 18: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 19: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 4 players, round size 20: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 1: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    974, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 2: suit, Wizard, no trump turned, by position
+    1333, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1797, 1716, 1675, 1663, 1000,
+    # 5 players, round size 3: suit, Wizard, no trump turned, by position
+    1263, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1057, 1277, 1246, 1166, 1103, 1000,
+    # 5 players, round size 4: suit, Wizard, no trump turned, by position
+    1197, 1091, 1022, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1575, 1028, 1000, 1000, 1000, 1000,
+    # 5 players, round size 5: suit, Wizard, no trump turned, by position
+    1086, 1072, 1015, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1228, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 6: suit, Wizard, no trump turned, by position
+    1036, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1023, 1000,
+    1247, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 7: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1119, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 8: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 998, 1000, 1000,
+    1072, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 9: suit, Wizard, no trump turned, by position
+    1001, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1024, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 10: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 993, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 11: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 993, 1000,
+    1000, 1000, 1000, 983, 1000, 1000,
+    1000, 1000, 1000, 989, 995, 1000,
+    # 5 players, round size 12: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 13: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 14: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 15: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 16: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 17: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 18: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 19: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 5 players, round size 20: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 1: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 2: suit, Wizard, no trump turned, by position
+    1246, 1000, 1000, 1000, 1000, 1000,
+    1045, 1000, 1000, 1000, 1000, 1000,
+    1247, 1646, 1580, 1537, 1541, 1537,
+    # 6 players, round size 3: suit, Wizard, no trump turned, by position
+    1168, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1371, 1476, 1638, 1411, 1312, 1241,
+    # 6 players, round size 4: suit, Wizard, no trump turned, by position
+    1266, 1000, 1000, 1000, 1000, 1000,
+    1058, 1000, 1000, 1000, 1000, 1000,
+    1612, 1222, 1085, 1164, 1079, 1000,
+    # 6 players, round size 5: suit, Wizard, no trump turned, by position
+    1056, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1394, 1176, 1167, 1114, 1188, 1017,
+    # 6 players, round size 6: suit, Wizard, no trump turned, by position
+    1205, 1015, 1011, 1015, 1023, 1000,
+    1156, 1000, 1000, 1000, 1000, 1041,
+    1656, 1011, 1000, 1000, 1000, 1000,
+    # 6 players, round size 7: suit, Wizard, no trump turned, by position
+    1088, 1000, 1000, 1000, 1000, 1000,
+    1068, 1000, 1000, 1000, 1000, 1000,
+    1473, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 8: suit, Wizard, no trump turned, by position
+    1013, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1456, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 9: suit, Wizard, no trump turned, by position
+    1160, 1000, 1000, 1000, 1000, 1000,
+    1180, 1000, 1000, 1000, 1000, 1000,
+    1490, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 10: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1103, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 11: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 12: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 13: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 14: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 15: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 16: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 17: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 18: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 19: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    # 6 players, round size 20: suit, Wizard, no trump turned, by position
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+    1000, 1000, 1000, 1000, 1000, 1000,
+], dtype=np.int16).reshape(FACTOR_SHAPE)
+
+SAMPLER_BONUS = np.array([
+    # 3 players: suit, Wizard, no trump turned, last round, by position
+    4, 0, 0, 0, 0, 0,
+    -8, -27, 0, 0, 0, 0,
+    14, 22, 6, 0, 0, 0,
+    61, 16, 2, 0, 0, 0,
+    # 4 players: suit, Wizard, no trump turned, last round, by position
+    26, 0, 0, 0, 0, 0,
+    0, 0, -13, 0, 0, 0,
+    43, 34, 45, 1, 0, 0,
+    19, 14, 14, 0, 0, 0,
+    # 5 players: suit, Wizard, no trump turned, last round, by position
+    30, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0,
+    59, 67, 24, 2, 0, 0,
+    70, 11, 25, 2, 0, 0,
+    # 6 players: suit, Wizard, no trump turned, last round, by position
+    44, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0,
+    120, 61, 26, 14, 0, 0,
+    74, 60, 20, 9, 3, 0,
+], dtype=np.int64).reshape(BONUS_SHAPE)

@@ -6,8 +6,9 @@ card) and the current trick (its lead state and the value of the card now winnin
 
 random     uniform legal bid 0..r, uniform legal card, uniform trump suit.
 heuristic  bids for the best expected score given each card's chance of taking a trick, measured
-           by self-play per player count, round size, position and card class (bid_model_nb,
-           bid_tables.py); plays to make the bid exactly, taking needed tricks with a Wizard
+           by self-play per player count, round size, position and card class, times a bid factor
+           per player count, round size, turned card's kind and position that makes the mean bid
+           the mean tricks (bid_model_nb, bid_tables.py); plays to make the bid exactly, taking needed tricks with a Wizard
            while another Wizard could still beat it later; picks the trump suit it holds most of.
 sampler    heuristic play and trump choice; bids by Monte Carlo: deals the unseen cards at random to
            the other seats SAMPLER_DEALS times, plays each deal out with heuristic play for the
@@ -20,10 +21,13 @@ import numpy as np
 
 from kernels.jit import njit
 from kernels.rng_nb import next_word_nb, uniform_nb
-from kernels.wizard.bid_model_nb import best_bid_nb, expected_tricks_nb
-from kernels.wizard.bid_tables import TRICK_CHANCE
+from kernels.wizard.bid_model_nb import (
+    BONUS_SCALE, best_bid_nb, expected_tricks_nb, sampler_kind_nb, turn_kind_nb,
+)
+from kernels.wizard.bid_tables import BID_FACTOR, SAMPLER_BONUS, TRICK_CHANCE
 from kernels.wizard.enums import (
-    FIRST_JESTER, FIRST_WIZARD, LEAD_NONE, N_CARDS, P_BROKEN, P_RANDOM, P_SAMPLER, SAMPLER_DEALS,
+    FIRST_JESTER, FIRST_WIZARD, LEAD_NONE, MIN_PLAYERS, N_CARDS, P_BROKEN, P_RANDOM, P_SAMPLER,
+    SAMPLER_DEALS,
     SAMPLER_SPREAD, TV_WIZARD,
 )
 from kernels.wizard.rules_nb import (
@@ -66,11 +70,13 @@ def hand_estimate_nb(hand, trump, n, pos=0):
 
 
 @njit
-def heuristic_bid_nb(hand, trump, n, r, pos, bid_sum_before, forbidden):
+def heuristic_bid_nb(hand, trump, turned, n, r, pos, bid_sum_before, forbidden):
     """The legal bid with the best expected score under the self-play table's per-card chances
-    (bid_model_nb). bid_sum_before is not used: the table's chances already assume the others bid
-    and play as this policy does."""
-    return best_bid_nb(TRICK_CHANCE, hand, trump, n, r, pos, forbidden)
+    and bid factors (bid_model_nb); `turned`: the card turned for trump (-1 none), whose kind picks
+    the factor. bid_sum_before is not used: the table's chances already assume the others bid and
+    play as this policy does."""
+    return best_bid_nb(TRICK_CHANCE, BID_FACTOR, hand, trump, turn_kind_nb(turned), n, r, pos,
+                       forbidden)
 
 
 @njit
@@ -363,7 +369,7 @@ def bid_position_nb(seat, dealer, n):
 
 
 @njit
-def bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook):
+def bid_situation_nb(hand, trump, turned, n, r, seat, dealer, bids, hook):
     """What a bidder knows when its turn to bid comes: (its bid position, the sum of the bids
     made before it, the bid the hook rule forbids it or -1, the heuristic's bid)."""
     pos = bid_position_nb(seat, dealer, n)
@@ -373,7 +379,7 @@ def bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook):
         bsum += bids[s]
         s = s + 1 if s + 1 < n else 0
     forbidden = forbidden_bid_nb(r, bsum, seat == dealer, hook)
-    return pos, bsum, forbidden, heuristic_bid_nb(hand, trump, n, r, pos, bsum, forbidden)
+    return pos, bsum, forbidden, heuristic_bid_nb(hand, trump, turned, n, r, pos, bsum, forbidden)
 
 
 @njit
@@ -428,7 +434,7 @@ def bid_totals_nb(state, hand, trump, turned, n, r, seat, dealer, made, bids, lo
                     sb = b
                 else:
                     f = forbidden_bid_nb(r, ssum, s == dealer, hook)
-                    sb = heuristic_bid_nb(sampled[s], trump, n, r, p, ssum, f)
+                    sb = heuristic_bid_nb(sampled[s], trump, turned, n, r, p, ssum, f)
                 sim_bids[s] = sb
                 ssum += sb
                 play[s] = sampled[s]
@@ -458,10 +464,13 @@ def best_total_bid_nb(totals, lo, hi, skip, h):
 
 
 @njit
-def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void, ws_i, ws_h):
-    """Monte Carlo bid among the bids next to the heuristic bid (bid_totals_nb). Its random deals
-    come from the seat's own stream rng[seat]. Workspaces: see the layout above."""
-    pos, bsum, forbidden, h = bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook)
+def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void, ws_i, ws_h,
+                   bonus):
+    """Monte Carlo bid among the bids next to the heuristic bid (bid_totals_nb): the best mean score
+    plus `bonus` tenths of a point per trick bid (SAMPLER_BONUS: what calibrates its mean bid to
+    its mean tricks). Its random deals come from the seat's own stream rng[seat]. Workspaces: see
+    the layout above."""
+    pos, bsum, forbidden, h = bid_situation_nb(hand, trump, turned, n, r, seat, dealer, bids, hook)
     lo = max(0, h - SAMPLER_SPREAD)
     hi = min(r, h + SAMPLER_SPREAD)
     ncand = 0
@@ -472,7 +481,10 @@ def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, str
         return h
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, lo, hi,
                               forbidden, np.int64(SAMPLER_DEALS), hook, strict_void, ws_i, ws_h)
-    return best_total_bid_nb(ws_i[WS_BID_TOTALS:], lo, hi, forbidden, h)[0]
+    totals = ws_i[WS_BID_TOTALS:WS_BID_TOTALS + hi - lo + 1]
+    for b in range(lo, hi + 1):
+        totals[b - lo] = BONUS_SCALE * totals[b - lo] + bonus * b * SAMPLER_DEALS
+    return best_total_bid_nb(totals, lo, hi, forbidden, h)[0]
 
 
 # ---------------------------------------------------------------- dispatch
@@ -500,9 +512,10 @@ def choose_bid_nb(pol, rng, hand, trump, turned, n, r, seat, dealer, pos, bid_su
     if pol == P_RANDOM or ws_i is None:
         return random_bid_nb(seat_word_nb(rng, seat), r, forbidden)
     if pol == P_SAMPLER and ws_h is not None:
+        bonus = SAMPLER_BONUS[n - MIN_PLAYERS, sampler_kind_nb(turned, n, r), pos]
         return sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void,
-                              ws_i, ws_h)
-    return heuristic_bid_nb(hand, trump, n, r, pos, bid_sum_before, forbidden)
+                              ws_i, ws_h, np.int64(bonus))
+    return heuristic_bid_nb(hand, trump, turned, n, r, pos, bid_sum_before, forbidden)
 
 
 @njit

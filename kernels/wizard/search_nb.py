@@ -62,7 +62,8 @@ def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, str
                   ws_i, ws_h):
     """The seat's bid: every legal bid 0..r valued on `samples` common deals (bid_totals_nb)."""
     hand = hands[seat]
-    pos, bsum, forbidden, h = bid_situation_nb(hand, trump, n, r, seat, dealer, bids, hook)
+    pos, bsum, forbidden, h = bid_situation_nb(hand, trump, turned, n, r, seat, dealer, bids,
+                                               hook)
     if r == 1 and forbidden >= 0:
         return h  # the only legal bid
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids,

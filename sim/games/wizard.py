@@ -14,7 +14,7 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wizard",
     title="Wizard",
-    version=3,
+    version=4,
     min_players=3,
     max_players=6,
     rules=(
@@ -37,13 +37,15 @@ GAME = Game(
     policies=(
         Policy("heuristic", 1, "bids for the best expected score from each card's chance of taking "
                "a trick, measured by self-play per player count, round size, position and card "
-               "(trump, off-suit, no-trump by rank and suit length; Wizard; Jester); plays to make "
+               "(trump, off-suit, no-trump by rank and suit length; Wizard; Jester), times a bid factor "
+               "fitted so that its mean bid is its mean tricks; plays to make "
                "the bid exactly, taking a needed trick with a Wizard while another Wizard could "
                "still beat it later; names its longest suit trump"),
         Policy("random", 0, "uniform legal bid 0..r, uniform legal card, uniform trump suit"),
         Policy("sampler", 2, "heuristic play; bids by dealing the unseen cards at random 16 "
                "times, playing each deal out heuristically for the bids next to the heuristic "
-               "bid, and taking the bid with the best mean score"),
+               "bid, and taking the bid with the best mean score plus a fitted bonus per trick bid "
+               "(so that its mean bid is its mean tricks)"),
         Policy("search", 4, "at every decision (bid, card, trump suit) deals the cards it has not "
                "seen at random `samples` times, consistent with the voids the play has shown, "
                "plays every legal option out to the end of the round heuristically on the same "
