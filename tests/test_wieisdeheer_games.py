@@ -85,6 +85,8 @@ def test_a_turn_where_nothing_fits_and_nothing_can_be_drawn_is_traced():
     cannot play then passes, and the trace says so (it used to show nothing for that turn)."""
     text = RUNNER.trace_game(ArmSpec.make("wieisdeheer", 5, {}, "random"), 11, 3)
     assert "cannot play and there is no card left to draw: the turn passes" in text
+    # a penalty draw cut short for want of cards says so (the rest lapses)
+    assert "(no card left: the other 3 lapse)" in text
 
 
 def test_a_sweep_of_the_mole_s_rate_leaves_the_observers_reading_alone():
