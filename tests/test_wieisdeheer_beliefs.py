@@ -189,14 +189,24 @@ def test_public_chances_are_the_hypergeometric_chances_of_the_fitting_counts():
             assert got == pytest.approx([B.chance_holds_nb(k, unseen, h) for k in counts], abs=1e-12)
 
 
-def test_a_writer_states_its_posterior_tempered_to_the_power_three_quarters():
-    """The stated beliefs are post ** STATED_POWER renormalised: less sure than the posterior, in the
-    same order (the written suspect is the posterior's most likely seat)."""
+def test_a_writer_states_its_beliefs_with_the_acts_tempered_and_the_answers_whole():
+    """The stated beliefs are the prior times exp(ACT_POWER x the acts' log ratios + the answers'),
+    renormalised: the posterior with the acts' evidence divided back out to the power 1 - ACT_POWER.
+    A seat known only from answers keeps its full weight; one known from acts is pulled towards
+    the prior; with no act read the stated beliefs are the posterior."""
     post = np.zeros((E.MAX_PLAYERS, E.MAX_PLAYERS))
-    post[1, :5] = [0.55, 0.0, 0.25, 0.15, 0.05]
-    told = np.zeros_like(post)
+    told = np.zeros((2 * E.MAX_PLAYERS, E.MAX_PLAYERS))
+    acts = np.array([np.log(3.0), 0.0, 0.0, 0.0, 0.0])  # seat 0: acts with likelihood ratio 3
+    answers = np.array([0.0, 0.0, np.log(4.0), 0.0, 0.0])  # seat 2: answers with ratio 4
+    weight = np.exp(acts + answers)
+    weight[1] = 0.0  # the writer, seat 1
+    post[1, :5] = weight / weight.sum()
+    B.note_act_nb(told, 1, 0, 0.2, 0.6)  # one act of seat 0 read by seat 1: ratio 3
     B.stated_beliefs_nb(post, 1, 5, told)
-    expect = post[1, :5] ** E.STATED_POWER
+    expect = np.exp(E.ACT_POWER * acts + answers)
+    expect[1] = 0.0
     assert told[1, :5] == pytest.approx(expect / expect.sum(), abs=1e-12)
-    assert told[1, 0] < post[1, 0] and told[1, 4] > post[1, 4] and told[1, 1] == 0.0
-    assert np.argmax(told[1, :5]) == np.argmax(post[1, :5])
+    assert told[1, 0] < post[1, 0] and told[1, 2] > post[1, 2] and told[1, 1] == 0.0
+    fresh = np.zeros_like(told)
+    B.stated_beliefs_nb(post, 1, 5, fresh)  # no act read: as the posterior
+    assert fresh[1, :5] == pytest.approx(post[1, :5], abs=1e-12)

@@ -85,6 +85,8 @@ def test_a_turn_where_nothing_fits_and_nothing_can_be_drawn_is_traced():
     cannot play then passes, and the trace says so (it used to show nothing for that turn)."""
     text = RUNNER.trace_game(ArmSpec.make("wieisdeheer", 5, {}, "random"), 11, 3)
     assert "cannot play and there is no card left to draw: the turn passes" in text
+    # a penalty draw cut short for want of cards says so (the rest lapses)
+    assert "(no card left: the other 3 lapse)" in text
 
 
 def test_a_sweep_of_the_mole_s_rate_leaves_the_observers_reading_alone():
@@ -95,3 +97,41 @@ def test_a_sweep_of_the_mole_s_rate_leaves_the_observers_reading_alone():
     assert any(s != -1 and s != 333 for r in honest for s in r["p_suspect"])
     blind = rows(4, rules={"questions_per_ace": 0}, policy="reasoner:suspect_sabotage=0", count=100)
     assert all(s in (-1, 333) for r in blind for s in r["p_suspect"])
+
+
+def test_the_players_play_to_the_pot_rule_while_the_pot_can_decide_the_game():
+    """With mole_pot_threshold the pot decides: while it is below the threshold the mole spends the
+    sabotage nobody reads (it voids poorer piles with points and passes up their banks), and once
+    it has reached the threshold the observers read no act. On the same deals the loyal seats'
+    choices stay those of the text's game where the mole's acts do not touch them; were the pot
+    ignored again, the two arms would be the same games."""
+    text = rows(4, count=300)
+    pot = rows(4, {"mole_pot_threshold": 200}, count=300)
+    assert [r["mole"] for r in text] == [r["mole"] for r in pot]
+    assert sum(r["sabotages"] for r in pot) > 1.5 * sum(r["sabotages"] for r in text)
+    assert [r["pot"] for r in text] != [r["pot"] for r in pot]
+    assert [r["p_suspect"] for r in text] != [r["p_suspect"] for r in pot]
+
+
+def test_once_the_pot_reaches_the_threshold_the_mole_stops_sabotaging():
+    """The pot only grows: past the threshold the pot rule cannot fire, so sabotage could only give
+    the mole away. A threshold of 1 is reached at the first bank; a mole that sabotages at rate 1
+    then passes up far fewer banks than under the text's rules."""
+    always = "reasoner:sabotage=1"
+    text = rows(4, policy=always, count=200)
+    settled = rows(4, {"mole_pot_threshold": 1}, policy=always, count=200)
+    assert sum(r["sabotages"] for r in settled) < 0.5 * sum(r["sabotages"] for r in text)
+
+
+def test_stacking_is_compulsory_unless_must_stack_is_off():
+    """Off, a random player may take a pending draw instead of stacking (its deals stay the same);
+    a shedding player always stacks, so its games do not change. The value is checked by name."""
+    from sim.errors import SpecError
+
+    on = rows(5, policy="random", count=100)
+    off = rows(5, {"must_stack": False}, policy="random", count=100)
+    assert [r["mole"] for r in on] == [r["mole"] for r in off]
+    assert [r["drawn"] for r in on] != [r["drawn"] for r in off]
+    assert rows(4, count=50) == rows(4, {"must_stack": False}, count=50)
+    with pytest.raises(SpecError, match="must_stack='maybe'"):
+        ArmSpec.make("wieisdeheer", 4, {"must_stack": "maybe"}, "reasoner")

@@ -112,16 +112,26 @@ def test_a_damaged_target_in_study_json_is_a_report_error_naming_the_key():
     assert Options.resolve({}).mole_target is None
 
 
-def test_a_rule_that_acts_only_on_the_winner_is_said_to_leave_play_alone(report):
-    """mole_pot_threshold decides the winner after the last card; no heuristic player plays to it, so
-    the two arms play every game alike and the report says so where it compares them."""
+def test_a_rule_that_acts_only_on_the_winner_is_said_to_be_played_to_by_reasoners(report):
+    """mole_pot_threshold decides the winner after the last card, but reasoners play to it (the
+    mole spends the sabotage nobody reads while the pot is below it): the report says so where it
+    compares the arms and where it reads the pot, instead of claiming the games were played alike."""
     _, summary, markdown = report
     change = next(line for line in markdown.splitlines()
                   if line.startswith("- ") and "(half-pot against half)" in line)
-    assert "mole_pot_threshold acts only on who wins after the last card and none of these players plays to it" \
-        in change and "every game was played alike in both arms" in change
+    assert "but the reasoning players play to it" in change and "played alike" not in change
     pot = [line for line in markdown.splitlines() if line.startswith("- half-pot: with mole_pot_threshold")]
-    assert pot and "The players do not play to this rule" in pot[0], pot
+    assert pot and "The reasoning players play to this rule" in pot[0], pot
+
+
+def test_racers_and_random_players_do_not_play_to_the_winner_rule():
+    from types import SimpleNamespace
+
+    from reports.games.wieisdeheer import plays_to_winner_rules
+
+    assert not plays_to_winner_rules(SimpleNamespace(policies=("racer", "random", "racer")))
+    assert plays_to_winner_rules(SimpleNamespace(policies=("racer", "reasoner", "racer")))
+    assert plays_to_winner_rules(SimpleNamespace(policies=("racer", "search", "random")))
 
 
 def test_a_target_between_two_arms_is_crossed_not_moved_away_from():

@@ -274,3 +274,18 @@ def test_what_a_player_has_not_seen():
     hold_chances_nb(in_play, public, hand, 2, 4, chance)
     assert chance[9] == 0.0  # all four nines accounted for
     assert chance[2] < chance[3] and chance[3] == pytest.approx(1 - (1 - 4 / 47) ** 4)  # 52 - 3 seen - 2 in hand
+
+
+def test_a_capture_of_several_builds_names_each_owner_once():
+    """The trace's note on a capture that takes other seats' builds used to repeat an owner ("takes
+    over seat 0, 0's build" for two builds of seat 0)."""
+    from sim.games.wippen_trace import builds_owned_text
+
+    def build(owner):
+        return {"kind": "build", "value": 9, "owner": owner, "cards": []}
+
+    assert builds_owned_text([build(1)]) == "seat 1's build"  # the goldens' wording is kept
+    assert builds_owned_text([build(0), build(0)]) == "seat 0's 2 builds"
+    assert builds_owned_text([build(0), build(2), build(0)]) == "seat 0's 2 builds and seat 2's build"
+    assert builds_owned_text([build(3), build(1), build(2)]) == \
+        "seat 3's build, seat 1's build and seat 2's build"

@@ -10,8 +10,8 @@ import numpy as np
 
 from kernels.jit import inline, njit
 from kernels.wieisdeheer.enums import (
-    ACE, ACT_BANK, ACT_OTHER, ACT_VOID, JACK, JOKER, LOOKS_FORCED, MIN_LIKELIHOOD, N_CARDS, N_RANKS,
-    N_SUITS, NO_SUIT, P_REASONER, STYLE_NAIVE,
+    ACE, ACT_BANK, ACT_OTHER, ACT_POWER, ACT_VOID, JACK, JOKER, LOOKS_FORCED, MAX_PLAYERS,
+    MIN_LIKELIHOOD, N_CARDS, N_RANKS, N_SUITS, NO_SUIT, P_REASONER, STYLE_NAIVE,
 )
 from kernels.wieisdeheer.table_nb import (
     KIND_ACE, KIND_JACK, KIND_OTHER, RANK_OF, ST_CARDS, ST_DISC_N, ST_UNSEEN, ST_UNSEEN_RANK,
@@ -220,17 +220,25 @@ def most_uncertain_nb(post, o, players):
 
 @njit
 def stated_beliefs_nb(post, o, players, told):
-    """told[o] = seat o's posterior as it states it when it writes its suspect: tempered, each
-    probability to the power STATED_POWER = 3/4 (two square roots, cheaper than pow) and
-    renormalised. The order of the seats is kept, so the written suspect is the posterior's."""
+    """told[o] = seat o's posterior as it states it when it writes its suspect: the evidence of the
+    acts it read tempered to the power ACT_POWER, the answers' kept whole. The posterior is the
+    prior times exp(acts + answers); told[MAX_PLAYERS + o, m] holds the acts' part for seat m
+    (read_act_nb adds to it), so the stated row is post[o, m] exp(-(1 - ACT_POWER) told[.., m]),
+    renormalised."""
     total = 0.0
     for m in range(players):
-        root = np.sqrt(post[o, m])
-        told[o, m] = root * np.sqrt(root)
+        told[o, m] = post[o, m] * np.exp((ACT_POWER - 1.0) * told[MAX_PLAYERS + o, m])
         total += told[o, m]
     inv = 1.0 / total
     for m in range(players):
         told[o, m] *= inv
+
+
+@njit
+def note_act_nb(told, o, actor, loyal, mole):
+    """Seat o read an act of `actor` with likelihoods (loyal, mole): keep its log ratio apart, so
+    the stated beliefs can temper the acts alone (stated_beliefs_nb)."""
+    told[MAX_PLAYERS + o, actor] += np.log(mole / loyal)
 
 
 @njit

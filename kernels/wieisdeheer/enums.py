@@ -31,9 +31,10 @@ R_ANSWERS_PUBLIC = 3  # 1 = every seat reads the answers, 0 = only the asker
 R_MOLE_POT = 4  # 0 = off; N = the mole also wins when the pot ends below N
 R_LAST_NAMES = 5  # 1 = the last player writes a suspect too
 R_JOKER_UP = 6  # 1 = going out on a joker moves the player one place earlier
-N_RULES_I = 7
+R_MUST_STACK = 7  # 1 = a player holding a 2 or joker must stack it on a pending draw
+N_RULES_I = 8
 RULE_I_ORDER = ("jokers", "play_drawn", "questions_per_ace", "answers_public",
-                "mole_pot_threshold", "last_player_names", "joker_moves_up")
+                "mole_pot_threshold", "last_player_names", "joker_moves_up", "must_stack")
 RF_ACCURACY = 0  # the chance that one answer reads true
 N_RULES_F = 1
 RULE_F_ORDER = ("answer_accuracy",)
@@ -98,10 +99,12 @@ ACT_DRAW = 3  # no card played: the player drew
 N_ACTS = 4
 LOOKS_FORCED = 0.5  # a smart mole voids only when the public chance of another fitting card is below
 MIN_LIKELIHOOD = 1e-9  # likelihoods are clamped here: no act proves anything outright
-# A writer states its beliefs tempered: each probability to the power 3/4, renormalised (the
-# likelihood model treats the acts as independent and is overconfident; docs/models/mole.md).
-# belief_nb.stated_beliefs_nb computes the power as sqrt(p) * sqrt(sqrt(p)).
-STATED_POWER = 0.75
+# A writer states its beliefs with the evidence of the acts it read tempered: their likelihood
+# ratios to the power ACT_POWER, the answers' at full weight (an answer's likelihoods are exact, the
+# acts' model treats dependent acts as independent and is overconfident). Fitted to the evidence by
+# benchmarks/heer_temper.py; docs/models/mole.md. The told matrix keeps, in rows MAX_PLAYERS + o,
+# seat o's sum of log likelihood ratios of the acts it read, per actor.
+ACT_POWER = 0.5
 
 # A stuck game: pesten can go on for ever. When nearly every card is in a hand, the few others can
 # go round between hands and one-card reshuffles: a reshuffle that brings back fewer cards than

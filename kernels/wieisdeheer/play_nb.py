@@ -16,8 +16,8 @@ from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wieisdeheer.belief_nb import (
     act_likelihoods_nb, answer_likelihoods_nb, bayes_update_nb, brier_nb, init_beliefs_nb,
-    is_evidence_nb, most_likely_nb, most_uncertain_nb, public_chances_nb, stated_beliefs_nb,
-    update_one_nb,
+    is_evidence_nb, most_likely_nb, most_uncertain_nb, note_act_nb, public_chances_nb,
+    stated_beliefs_nb, update_one_nb,
 )
 from kernels.wieisdeheer import search_nb  # a module: search_nb plays out with this module's loop
 from kernels.wieisdeheer.enums import (
@@ -29,8 +29,8 @@ from kernels.wieisdeheer.enums import (
     MAX_SAMPLES, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_GS, N_PER, N_POLICIES, N_RULES_F, N_RULES_I,
     N_SUITS, P_RANDOM, P_REASONER, P_SEARCH, PS_ASKED, PS_BANKED, PS_BRIER, PS_DRAWN,
     PS_JOKER_FINISH, PS_ORDER, PS_OUT, PS_P_MOLE, PS_P_SUSPECT, PS_PUB_SUSPECT, PS_RICH, PS_SUSPECT,
-    PS_VOIDED, R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS, R_LAST_NAMES, R_MOLE_POT, R_PLAY_DRAWN,
-    R_QUESTIONS, RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER, SEVEN, SF_BLUFF, SF_SABOTAGE, SF_SUSPECT,
+    PS_VOIDED, R_ANSWERS_PUBLIC, R_JOKER_UP, R_JOKERS, R_LAST_NAMES, R_MOLE_POT, R_MUST_STACK,
+    R_PLAY_DRAWN, R_QUESTIONS, RF_ACCURACY, SEAT_F_ORDER, SEAT_I_ORDER, SEVEN, SF_BLUFF, SF_SABOTAGE, SF_SUSPECT,
     SI_MOLE_STYLE, SI_RICH, SI_SAMPLES, STUCK_ROUNDS, TRACE_WIDTH,
 )
 from kernels.wieisdeheer.policies_nb import (
@@ -126,7 +126,7 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """Play games first..first+count-1 into out[0..count). Returns (status, failed game or -1,
     trace rows written).
 
-    rule_i: int64[7] in RULE_I_ORDER; rule_f: float64[1] (answer_accuracy). seat_policy:
+    rule_i: int64[8] in RULE_I_ORDER; rule_f: float64[1] (answer_accuracy). seat_policy:
     int64[players] (P_*); seat_i: int64[players, 3] (mole_style, rich, samples); seat_f:
     float64[players, 3] (sabotage, bluff, suspect_sabotage); data: () (no data inputs). out: OUT_DTYPE records.
     trace: None, or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after
@@ -153,13 +153,15 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
 @inline
 def new_tables_nb():
     """The arrays one game is played on: (st, hands, hand_n, draw, disc, in_disc, seen, counts,
-    post, told, pub, rng, per, gs). `pub`: the beliefs from public evidence alone (kept only when
-    a seat searches); `rng`: the seat streams, then the answers' stream at MAX_PLAYERS."""
+    post, told, pub, rng, per, gs). `told`: rows 0..MAX_PLAYERS-1 the stated beliefs of a writer,
+    rows MAX_PLAYERS + o seat o's log likelihood ratios of the acts it read, per actor
+    (stated_beliefs_nb); `pub`: the beliefs from public evidence alone (kept only when a seat
+    searches); `rng`: the seat streams, then the answers' stream at MAX_PLAYERS."""
     return (np.zeros(N_ST, np.int64), np.zeros((MAX_PLAYERS, N_CARDS), np.int64),
             np.zeros(MAX_PLAYERS, np.int64), np.zeros(N_CARDS, np.int64),
             np.zeros(N_CARDS, np.int64), np.zeros(N_CARDS, np.int64), np.zeros(N_CARDS, np.int64),
             np.zeros(N_SUITS + 1, np.int64), np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64),
-            np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64),
+            np.zeros((2 * MAX_PLAYERS, MAX_PLAYERS), np.float64),
             np.zeros((MAX_PLAYERS, MAX_PLAYERS), np.float64),
             np.zeros(MAX_PLAYERS + 1, np.uint64), np.zeros((N_PER, MAX_PLAYERS), np.int64),
             np.zeros(N_GS, np.int64))
@@ -172,6 +174,7 @@ def start_game_nb(seed, g, n, jokers, seat_i, tb):
     mole = setup_nb(seed, g, n, jokers, st, hands, hand_n, draw, disc, in_disc)
     init_beliefs_nb(post, n)
     init_beliefs_nb(pub, n)
+    told[:] = 0.0
     rng[MAX_PLAYERS] = extra_stream_nb(seed, g, np.int64(0))
     for s in range(n):
         rng[s] = seat_stream_nb(seed, g, s)
@@ -291,6 +294,8 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
     questions = rule_i[R_QUESTIONS]
     answers_public = rule_i[R_ANSWERS_PUBLIC] != 0
     joker_up = rule_i[R_JOKER_UP] != 0
+    must_stack = rule_i[R_MUST_STACK] != 0
+    mole_pot = rule_i[R_MOLE_POT]
     accuracy = rule_f[RF_ACCURACY]
     seat_rng = rng  # seat s's stream is rng[s]
     out_of = per[PS_OUT]
@@ -317,8 +322,13 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
     while active > 1:
         pol = policies[s]
         acts = P_REASONER if pol == P_SEARCH else pol  # a search seat plays, and is read, as one
-        # the mole's sabotage coins: a search seat's own choice is its search's, never a coin
-        saboteur = s == mole and pol != P_SEARCH
+        # the pot rule: open while the pot is below the threshold (the pot can still decide the
+        # game), settled once it reaches it (the pot only grows: sabotage could only give the mole
+        # away, so the mole plays loyal and the observers read no act)
+        pot_open = mole_pot > 0 and st[ST_POT] < mole_pot
+        pot_settled = mole_pot > 0 and not pot_open
+        # the mole's sabotage: a search seat's own choice is its search's, never a coin
+        saboteur = s == mole and pol != P_SEARCH and not pot_settled
         skip = False
         gone = False
         last = -1
@@ -333,7 +343,7 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                 status = TOO_LONG
                 break
             if st[ST_PENDING] > 0:
-                slot = stack_slot_nb(acts, hands[s], hand_n[s], seat_rng, s)
+                slot = stack_slot_nb(acts, hands[s], hand_n[s], seat_rng, s, must_stack)
                 if slot < 0:
                     want = st[ST_PENDING]
                     st[ST_PENDING] = 0
@@ -368,7 +378,8 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
                     slot, sab = choose_slot_nb(acts, hands, hand_n, s, st[ST_SUIT], st[ST_RANK],
                                                st[ST_PILE], rich[s], hand_n[nxt], saboteur,
                                                seat_f[s, SF_SABOTAGE], seat_i[s, SI_MOLE_STYLE],
-                                               seat_rng, counts, st, in_disc)
+                                               seat_rng, counts, st, in_disc,
+                                               pot_open and saboteur)
                     if search is not None and pol == P_SEARCH and slot >= 0:
                         gs[G_SEAT] = s
                         gs[G_TURNS] = turns
@@ -415,11 +426,12 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
             if checked and not fits_nb(card, st[ST_SUIT], st[ST_RANK], st[ST_PENDING]):
                 return ILLEGAL_MOVE, tp
             pile = st[ST_PILE]
-            if not from_draw and st[ST_PENDING] == 0 and is_evidence_nb(acts, pile, rich[s]):
+            if not from_draw and st[ST_PENDING] == 0 and not pot_settled \
+                    and is_evidence_nb(acts, pile, rich[s]):
                 a, j, o = public_chances_nb(st, in_disc, st[ST_SUIT], st[ST_RANK], hand_n[s])
                 r = RANK_OF[card]
                 act = ACT_VOID if r == ACE else (ACT_BANK if r == JACK else ACT_OTHER)
-                tp = read_act_nb(post, pub, search is not None, n, s, act, a, j, o,
+                tp = read_act_nb(post, told, pub, search is not None, n, s, act, a, j, o,
                                  seat_i[s, SI_MOLE_STYLE], seat_f, trace, tp, tr, pile, sab)
             if sab > 0:
                 sabotages += 1
@@ -530,13 +542,14 @@ def play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace, 
 
 
 @inline
-def read_act_nb(post, pub, keep_pub, n, actor, act, a, j, o, style, seat_f, trace, tp, tr, pile,
-                sab):
+def read_act_nb(post, told, pub, keep_pub, n, actor, act, a, j, o, style, seat_f, trace, tp, tr,
+                pile, sab):
     """Every other seat reads the act of `actor` (a reasoner on a rich pile) with its own model of
     the mole: the sabotage rate it assumes, seat_f[., SF_SUSPECT], and the actor's `mole_style`
     (public). Seats that assume the same rate share the likelihoods: one trace row per rate, with
     the mask of its readers; a seat that assumes 0 reads nothing (every ratio would be 1). Updates
-    post (and pub when a seat searches); returns the trace rows."""
+    post (and pub when a seat searches) and each reader's act evidence in told; returns the trace
+    rows."""
     read = False
     for ob in range(n):
         rate = seat_f[ob, SF_SUSPECT]
@@ -553,6 +566,7 @@ def read_act_nb(post, pub, keep_pub, n, actor, act, a, j, o, style, seat_f, trac
         for k in range(ob, n):
             if k != actor and seat_f[k, SF_SUSPECT] == rate:
                 update_one_nb(post, k, n, actor, ll, lm)
+                note_act_nb(told, k, actor, ll, lm)
                 if keep_pub:
                     update_one_nb(pub, k, n, actor, ll, lm)
                 readers |= 1 << k
@@ -608,16 +622,17 @@ def dry_count_nb(dry, card, moved, active):
 @njit
 def write_suspect_nb(policy, post, told, s, players, mole, seat_rng, per, placed):
     """Seat s, at a place among the first `placed` of the order, writes its suspect: the most
-    likely mole in its posterior (random: any other seat; search: search_nb.suspect_nb); of the
-    beliefs it states (stated_beliefs_nb: tempered), the probability on its suspect, the
-    probability on the true mole and the Brier score are kept (per mille, per mille, millionths)."""
+    likely mole in the beliefs it states (stated_beliefs_nb: the acts' evidence tempered; random:
+    any other seat; search: search_nb.suspect_nb on its posterior); of the stated beliefs, the
+    probability on its suspect, the probability on the true mole and the Brier score are kept (per
+    mille, per mille, millionths)."""
+    stated_beliefs_nb(post, s, players, told)
     if policy == P_RANDOM:
         w = (s + 1 + pick_nb(seat_rng, s, players - 1)) % players
     elif policy == P_SEARCH:
         w = search_nb.suspect_nb(post, per, s, players, placed)
     else:
-        w = most_likely_nb(post, s, players)
-    stated_beliefs_nb(post, s, players, told)
+        w = most_likely_nb(told, s, players)
     per[PS_SUSPECT, s] = w
     per[PS_P_SUSPECT, s] = permille_nb(told[s, w])
     per[PS_P_MOLE, s] = permille_nb(told[s, mole]) if s != mole else -1

@@ -137,23 +137,35 @@ def nth_in_nb(hand, hn, cards, k):
 
 
 @inline
-def stack_slot_nb(policy, hand, hn, seat_rng, s):
-    """A draw is pending: the 2 or joker to stack, -1 when the hand has none. Shedders pass a 2
-    first and keep a joker; random picks any."""
+def stack_slot_nb(policy, hand, hn, seat_rng, s, must_stack):
+    """A draw is pending: the 2 or joker to stack, -1 when the hand has none (or takes the draw).
+    Shedders pass a 2 first and keep a joker, and always stack: declining costs at least two cards
+    and keeps a card they could shed. Random picks any; with `must_stack` off (rule: stacking is
+    allowed, not compulsory) taking the draw is one more of its options."""
     stack = hand_mask_nb(hand, hn) & STACK_MASK
     if stack == 0:
         return -1
     if policy == P_RANDOM:
-        return nth_in_nb(hand, hn, stack, pick_nb(seat_rng, s, popcount_nb(stack)))
+        k = popcount_nb(stack)
+        pick = pick_nb(seat_rng, s, k if must_stack else k + 1)
+        return nth_in_nb(hand, hn, stack, pick) if pick < k else -1
     twos = stack & ~SUIT_MASK[NO_SUIT]
     return first_in_nb(hand, hn, twos if twos != 0 else stack)
 
 
 @inline
 def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_n, is_mole,
-                   sabotage, style, seat_rng, counts, st, in_disc):
+                   sabotage, style, seat_rng, counts, st, in_disc, pot_open):
     """Seat s's card with no draw pending: (slot, sabotage) with slot -1 when nothing fits and
-    sabotage 1 when the mole voids on purpose, 2 when it passes up a bank on purpose."""
+    sabotage 1 when the mole voids on purpose, 2 when it passes up a bank on purpose.
+
+    `pot_open`: the pot rule is on and the pot is still below its threshold, so every point banked
+    or voided can decide the game. The mole then spends its free sabotage: on a poorer pile (below
+    its `rich`, where the observers read no act) it voids any points with a fitting ace and passes
+    up a bank of half its `rich` or more when another card fits; on a rich pile it sabotages at its
+    rate as ever. (A loyal reasoner plays as under the text's rules: the guarding variants measured
+    in docs/models/mole.md lowered the pot.) The caller passes is_mole False once the pot has
+    reached the threshold (sabotage could only give the mole away)."""
     hand = hands[s]
     hn = hand_n[s]
     hand_set = hand_mask_nb(hand, hn)
@@ -167,6 +179,14 @@ def choose_slot_nb(policy, hands, hand_n, s, st_suit, st_rank, pile, rich, next_
     suit_counts_nb(hand_set, counts)
     reasoner = policy == P_REASONER
     rich_pile = pile >= rich and pile > 0
+    if reasoner and is_mole and pile > 0 and pot_open and not rich_pile:
+        aces = playable & ACE_MASK
+        if aces != 0:
+            return first_in_nb(hand, hn, aces), 1
+        others = playable & ~(ACE_MASK | JACK_MASK)
+        if 2 * pile >= rich and playable & JACK_MASK != 0 and others != 0:
+            return best_slot_nb(hand, hn, hand_set, others, counts,
+                                shed_terms_nb(pile, rich, next_n, hn, np.bool_(False))), 2
     if reasoner and is_mole and pile > 0:
         aces = playable & ACE_MASK
         if aces != 0 and (rich_pile or style == STYLE_NAIVE):

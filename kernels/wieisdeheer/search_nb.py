@@ -71,8 +71,8 @@ def new_workspace_nb(seat_policy):
 
 @njit
 def copy_tables_nb(src, dst):
-    """dst = src, array by array (the tables of play_nb.new_tables_nb; the scratch arrays seen,
-    counts and told are left)."""
+    """dst = src, array by array (the tables of play_nb.new_tables_nb; the scratch arrays seen and
+    counts are left; told for the acts' evidence its stated beliefs temper)."""
     dst[0][:] = src[0]
     dst[1][:] = src[1]
     dst[2][:] = src[2]
@@ -80,6 +80,7 @@ def copy_tables_nb(src, dst):
     dst[4][:] = src[4]
     dst[5][:] = src[5]
     dst[8][:] = src[8]
+    dst[9][:] = src[9]
     dst[10][:] = src[10]
     dst[11][:] = src[11]
     dst[12][:] = src[12]

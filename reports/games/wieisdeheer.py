@@ -474,7 +474,7 @@ def _pot_section(ctx: Context, games: pl.DataFrame) -> Section:
                f"(difference {text.points(diff)}, {'detectable' if claim.detected else 'not detectable'} after correction)")
         if threshold > 0:
             sec.verdicts.append(f"{arm.name}: with mole_pot_threshold = {threshold} the pot decides directly: {gap}."
-                                + ("" if plays_to_winner_rules(arm) else " " + NOT_PLAYED_TO))
+                                + " " + (PLAYED_TO if plays_to_winner_rules(arm) else NOT_PLAYED_TO))
         elif claim.detected:
             sec.verdicts.append(f"{arm.name}: under the text's rules the points never decide who wins (the winner "
                                 f"is the first right accuser, whatever the pot); {gap}: the pot only tells what the "
@@ -490,12 +490,17 @@ def _pot_section(ctx: Context, games: pl.DataFrame) -> Section:
     return sec
 
 
-# Rules that act only on who wins once the order is known: the heuristic players (reasoner, racer,
-# random) never read them, so two arms that differ only in such a rule play every game alike; the
-# search player plays to them (its play-outs are scored by the winner rule).
+# Rules that act only on who wins once the order is known. A reasoner plays to them (as the mole it
+# spends the sabotage nobody reads while the pot is below the threshold, and stops sabotaging once
+# the pot has reached it; docs/models/mole.md), and so does the search player (its play-outs are
+# scored by the winner rule); racers and random players never read them, so two arms of those that
+# differ only in such a rule play every game alike.
 WINNER_ONLY_RULES = ("mole_pot_threshold",)
 NOT_PLAYED_TO = ("The players do not play to this rule: it only decides who wins after the last card, "
                  "so the mole's sabotage rate and everyone's play are those of the game without it.")
+PLAYED_TO = ("The reasoning players play to this rule: while the pot is below the threshold the mole spends "
+             "the sabotage nobody reads, and once the pot has reached it the mole stops sabotaging and the "
+             "others stop reading acts.")
 DIRECTION_WORDS = {"towards": "moves the mole's share towards the target of {}",
                    "away": "moves the mole's share away from the target of {}",
                    "across": "moves the mole's share across the target of {} (the two arms lie on either side of it)",
@@ -513,8 +518,8 @@ def direction(baseline: float, variant: float, target: float) -> str:
 
 
 def plays_to_winner_rules(arm) -> bool:
-    """Does any seat play to a rule that acts only on the winner? Only the search player does."""
-    return any(base_policy(p) == "search" for p in arm.policies)
+    """Does any seat play to a rule that acts only on the winner? Reasoners and search players do."""
+    return any(base_policy(p) in ("reasoner", "search") for p in arm.policies)
 
 
 def same_play(ctx: Context, a: str, b: str) -> bool:
@@ -529,8 +534,11 @@ def same_play(ctx: Context, a: str, b: str) -> bool:
 def winner_rule_note(ctx: Context, pair) -> str:
     """For a change of a rule that acts only on the winner: say whether the players play to it."""
     changed = [name for name in WINNER_ONLY_RULES if pair.a.rules.get(name) != pair.b.rules.get(name)]
-    if not changed or plays_to_winner_rules(pair.a) or plays_to_winner_rules(pair.b):
+    if not changed:
         return ""
+    if plays_to_winner_rules(pair.a) or plays_to_winner_rules(pair.b):
+        return (f"{changed[0]} acts only on who wins after the last card, but the reasoning players play to it, "
+                "so the arms differ in play too, not only in the games the rule hands to the mole.")
     alike = same_play(ctx, pair.a.name, pair.b.name)
     return (f"{changed[0]} acts only on who wins after the last card and none of these players plays to it"
             + (": every game was played alike in both arms (same pot, voids and suspects game by game), so the "

@@ -42,7 +42,10 @@ SAMPLES = IntParam("samples", 64, 1, 1024, "search: determinizations (deals of t
 GAME = Game(
     name="wieisdeheer",
     title="Wie is de Heer?",
-    version=3,  # 2: writers state tempered beliefs (STATED_POWER); 3: observers read acts at their own suspect_sabotage
+    # 2: writers state tempered beliefs (STATED_POWER); 3: observers read acts at their own
+    # suspect_sabotage; 4: only the acts' evidence tempered (ACT_POWER), the suspect written from
+    # the stated beliefs, the mole plays to mole_pot_threshold, rule must_stack
+    version=4,
     min_players=3,
     max_players=6,
     rules=(
@@ -66,6 +69,10 @@ GAME = Game(
         BoolParam("joker_moves_up", True, "going out on a joker moves the player one place "
                   "earlier in the order", "text: 'Joker. Als je hiermee eindigt kom een plek "
                   "eerder aan de beurt om je Mol te kiezen'; " + RULINGS),
+        BoolParam("must_stack", True, "a player who holds a 2 or a joker when a draw is pending "
+                  "must stack it (off: it may take the draw instead; only a random player ever "
+                  "does)", "text: 'De 2 en de 5 kunnen op elkaar gelegd worden' ('kunnen': "
+                  "allowed); " + DOC + " (ruling: compulsory, as a player who can play must)"),
         FloatParam("answer_accuracy", 0.7, 0.5, 1.0, "the chance that one answer reads true (a "
                    "loyal player's as loyal, an honest mole's as mole-like)",
                    RULINGS + ": 'each answer a noisy signal with an accuracy (param)'"),

@@ -47,6 +47,7 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
     beliefs: list[list[int]] = []
     evidence: list[str] = []  # judged as the card lands: shown after the card's line
     draw_line = -1
+    draw_short = 0  # cards of the current draw still to come (EV_GOT rows)
     mole = -1
 
     def flush():
@@ -62,6 +63,10 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
 
     for row in trace_rows:
         code, seat, a, b, c, d, f5, f6 = (int(x) for x in row)
+        if draw_short > 0 and code not in (e.EV_GOT, e.EV_RESHUFFLE):
+            # the draw ended before its count: no card was left to draw, the rest lapses
+            lines[draw_line] += f" (no card left: the other {draw_short} lapse)"
+            draw_short = 0
         if code not in (e.EV_CARD, e.EV_BELIEF):
             flush()
         if code not in (e.EV_BELIEF, e.EV_EVIDENCE, e.EV_PLAY, e.EV_SABOTAGE, e.EV_RESHUFFLE,
@@ -93,8 +98,10 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             why = {e.DRAW_NO_FIT: "nothing fits", e.DRAW_PENALTY: "penalty"}.get(b, "?")
             lines.append(f"  seat {seat} draws {a} ({why}):")
             draw_line = len(lines) - 1
+            draw_short = a
         elif code == e.EV_GOT:
             lines[draw_line] += f" {card_name(a)}"
+            draw_short -= 1
         elif code == e.EV_BANK:
             lines.append(f"      banks {a} points into the pot (pot {b})")
         elif code == e.EV_VOID:

@@ -35,6 +35,17 @@ def pot_text(pot: list[dict]) -> str:
     return ", ".join(item_text(i) for i in pot) if pot else "(empty)"
 
 
+def builds_owned_text(builds: list[dict]) -> str:
+    """Whose builds a capture takes over, each owner named once: "seat 1's build", "seat 0's 2
+    builds", "seat 0's build and seat 2's build"."""
+    owners: dict[int, int] = {}
+    for item in builds:
+        owners[item["owner"]] = owners.get(item["owner"], 0) + 1
+    parts = [f"seat {owner}'s build" if k == 1 else f"seat {owner}'s {k} builds"
+             for owner, k in owners.items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def _items(mask: int, pot: list[dict]) -> list[int]:
     return [i for i in range(len(pot)) if mask >> i & 1]
 
@@ -133,7 +144,7 @@ def _play(pot: list[dict], seat: int, card: int, kind: int, value: int, mask: in
     pot[:] = rest
     if kind == e.MV_CAPTURE:
         others = [t for t in taken if t["kind"] != "loose" and t["owner"] != seat]
-        note = " (takes over seat " + ", ".join(str(t["owner"]) for t in others) + "'s build)" if others else ""
+        note = f" (takes over {builds_owned_text(others)})" if others else ""
         return f"{head}plays {card_name(card)} and takes {named}{note}{tail}"
     cards = [c for t in taken for c in t["cards"]] + [card]
     double = kind == e.MV_DOUBLE
