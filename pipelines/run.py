@@ -234,6 +234,7 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
     runtime_env = {"env_vars": {"KAARTLAB_GAMES": games}} if games else None
     if address and address != "local":
         _use_auth_token(_check_reachable(address), address)
+        _check_node_here(address)
         began = time.monotonic()
         try:
             _join_under_deadline(address, runtime_env)
@@ -502,6 +503,26 @@ def _check_reachable(address: str) -> bool:
         raise RunError(f"cannot reach a Ray cluster at {address}: {why}; start one with "
                        "`ray start --head --port PORT` or leave out --address to use this machine's "
                        "cores") from None
+
+
+def _check_node_here(address: str) -> None:
+    """Ray runs a driver only on a node of its cluster: joined from a machine with no raylet, it
+    waits for one to appear there until the join deadline, and the deadline's line then blames the
+    addresses. Ray's own scan of this machine's processes says at once (a Ray Client address,
+    ray://, needs no node here; a Ray without that scan skips this check)."""
+    if address.startswith("ray://") or address == "auto":
+        return
+    try:
+        from ray._private.services import find_node_ids
+
+        here = find_node_ids()
+    except Exception:  # noqa: BLE001 - a Ray that moved its internals: the join deadline still holds
+        return
+    if not here:
+        raise RunError(f"cannot join the Ray cluster at {address}: this machine is not a node of it (no Ray "
+                       "raylet runs here), and Ray runs a driver only on a node of its cluster: run `ray start "
+                       f"--address={address}` here first, or run kaartlab on the head (README, 'Running on a "
+                       "cluster')")
 
 
 def _use_auth_token(same_machine: bool, address: str) -> None:

@@ -345,7 +345,7 @@ def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, same_letter
             times[letter] = exponential_nb(rngs, seat, rate * share[letter])
     if same_letter:
         for j in range(most):
-            if choose_extras_nb(shed, times, share, limit, 1, chosen) == 0:
+            if choose_extras_nb(shed, times, share, limit, np.int64(1), chosen) == 0:
                 return
             letter = chosen[0]
             remove_card_nb(hands, hand_n, seat, letter)
