@@ -3,15 +3,32 @@
 Only normalised figures are compared (each case's `normalised`: the raw figure relative to the
 calibration kernel measured in the same run), so a baseline recorded on one machine can be
 checked on another. A case regresses when its normalised figure is worse than the baseline's by
-more than the tolerance: for higher-is-better cases (throughput, speed-ups, scaling) when
+more than its tolerance: for higher-is-better cases (throughput, speed-ups, scaling) when
 now / baseline < 1 - tolerance; for lower-is-better cases (compile time, bytes, memory) when
 baseline / now < 1 - tolerance. Cases marked `better: null` are information only.
+
+The tolerance is per case. A baseline merged from several runs (`merge_runs`) stores each case's
+median and a tolerance from the spread of its runs, so a noisy wall-clock pipeline case gets a wide
+one and a CPU-timed kernel a narrow one; a case without a stored tolerance uses the default
+(0.15), and `--tolerance` overrides them all. Cases are judged in groups (kernel, pipeline,
+compile, size), each with its own verdict line, so a flapping pipeline figure does not hide or
+fake a kernel regression.
 """
 from __future__ import annotations
 
 import fnmatch
 import math
+import statistics
 from dataclasses import dataclass, field
+
+DEFAULT_TOLERANCE = 0.15
+# A run compared with a baseline of n runs: their log-ratio has variance sigma^2 (1 + 1/n); SIGMAS
+# of it make a false alarm about 1 in 15,000 per case and run, so ten equal runs of ~170 cases
+# pass together nine times in ten even where the noise is as normal as it looks (it is not quite:
+# hence the floors). The floor per group is the least tolerance a spread of a few runs can show.
+SIGMAS = 4.0
+FLOORS = {"kernel": 0.03, "pipeline": 0.10, "compile": 0.10, "size": 0.01, "other": 0.05}
+KERNEL_FLAG = 0.10  # a kernel this much slower should be flagged: a wider tolerance is warned about
 
 
 def parse_patterns(values) -> list[str]:
@@ -43,6 +60,78 @@ def select_cases(cases: list[dict], patterns: list[str]) -> list[dict]:
     return [c for c in cases if matches(c["name"], patterns)]
 
 
+def group_of(case: dict) -> str:
+    """kernel: CPU-timed figures of one thread (the kernels, play_batch, pure Python); pipeline:
+    wall-clock figures of Ray and Parquet and their ratios; compile: compile and cache-load times;
+    size: bytes and memory."""
+    kind, name = case.get("kind", ""), case.get("name", "")
+    if kind in ("kernel", "play_batch", "pure_python") or name.endswith(("/kernel_over_pure_python",)):
+        return "kernel"
+    if kind in ("compile", "cache_load"):
+        return "compile"
+    if kind in ("storage", "memory"):
+        return "size"
+    if kind in ("pipeline", "startup") or "pipeline" in name or "long_study" in name or "scaling" in name:
+        return "pipeline"
+    return "other"
+
+
+def case_tolerance(values: list[float], group: str) -> float | None:
+    """The tolerance a case's runs justify: SIGMAS standard deviations of a new run's log-ratio
+    to their median (the larger of the sample and the MAD estimate), at least the group's floor.
+    None for fewer than two runs (nothing to say about the spread)."""
+    values = [v for v in values if _finite(v) and v > 0]
+    if len(values) < 2:
+        return None
+    logs = [math.log(v) for v in values]
+    centre = statistics.median(logs)
+    sigma = max(statistics.stdev(logs), 1.4826 * statistics.median(abs(x - centre) for x in logs))
+    tolerance = 1 - math.exp(-SIGMAS * sigma * math.sqrt(1 + 1 / len(values)))
+    return round(max(tolerance, FLOORS.get(group, FLOORS["other"])), 4)
+
+
+def merge_runs(runs: list[dict]) -> dict:
+    """Several results of the same suite -> one: each case's normalised figure (and raw value)
+    is the median over the runs that have it, with its runs' figures and its tolerance kept
+    (`runs`, `tolerance`). The first run's header is kept; `merged_runs` says how many."""
+    if not runs:
+        raise ValueError("no runs to merge")
+    modes = {r.get("mode") for r in runs}
+    if len(modes) > 1:
+        raise ValueError(f"runs of different modes cannot be merged: {sorted(map(str, modes))}")
+    merged = {k: v for k, v in runs[0].items() if k != "cases"}
+    merged["merged_runs"] = len(runs)
+    merged["created_runs"] = [r.get("created") for r in runs]
+    order: list[str] = []
+    by_name: dict[str, list[dict]] = {}
+    for run in runs:
+        for case in run.get("cases", []):
+            if case["name"] not in by_name:
+                order.append(case["name"])
+                by_name[case["name"]] = []
+            by_name[case["name"]].append(case)
+    cases = []
+    for name in order:
+        found = by_name[name]
+        case = dict(found[0])
+        figures = [c.get("normalised") for c in found]
+        finite = [x for x in figures if _finite(x)]
+        if finite:
+            case["normalised"] = statistics.median(finite)
+        values = [c.get("value") for c in found if _finite(c.get("value"))]
+        if values:
+            case["value"] = statistics.median(values)
+        case["runs"] = figures
+        tolerance = case_tolerance(finite, group_of(case))
+        if tolerance is not None and case.get("better") is not None:
+            case["tolerance"] = tolerance
+        else:
+            case.pop("tolerance", None)
+        cases.append(case)
+    merged["cases"] = cases
+    return merged
+
+
 @dataclass
 class Row:
     name: str
@@ -51,13 +140,18 @@ class Row:
     ratio: float | None  # now / baseline of the normalised figures
     unit: str
     verdict: str  # ok | REGRESSION | improved | info | missing | new
+    tolerance: float | None = None
+    group: str = "other"
 
 
 @dataclass
 class Comparison:
     rows: list[Row]
-    tolerance: float
+    tolerance: float | None  # the override for every case; None: each case's own
     warnings: list[str] = field(default_factory=list)
+
+    def regressions_in(self, group: str) -> list[Row]:
+        return [r for r in self.regressions if r.group == group]
 
     @property
     def regressions(self) -> list[Row]:
@@ -72,10 +166,11 @@ def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def compare(baseline: dict, now: dict, tolerance: float = 0.15,
+def compare(baseline: dict, now: dict, tolerance: float | None = None,
             patterns: list[str] | None = None) -> Comparison:
-    """Compare the normalised figures of `now` against `baseline` (both bench JSON objects)."""
-    if not 0 <= tolerance < 1:
+    """Compare the normalised figures of `now` against `baseline` (both bench JSON objects).
+    `tolerance` overrides every case's own (the baseline's `tolerance`, else DEFAULT_TOLERANCE)."""
+    if tolerance is not None and not 0 <= tolerance < 1:
         raise ValueError(f"tolerance={tolerance}: expected 0 <= tolerance < 1")
     patterns = patterns or []
     base_cases = {c["name"]: c for c in select_cases(baseline.get("cases", []), patterns)}
@@ -83,30 +178,34 @@ def compare(baseline: dict, now: dict, tolerance: float = 0.15,
     rows = []
     for name in list(base_cases) + [n for n in now_cases if n not in base_cases]:
         b, n = base_cases.get(name), now_cases.get(name)
+        group = group_of(b or n)
         if n is None:
-            rows.append(Row(name, b.get("normalised"), None, None, b.get("normalised_unit", ""), "missing"))
+            rows.append(Row(name, b.get("normalised"), None, None, b.get("normalised_unit", ""), "missing",
+                            group=group))
             continue
         if b is None:
-            rows.append(Row(name, None, n.get("normalised"), None, n.get("normalised_unit", ""), "new"))
+            rows.append(Row(name, None, n.get("normalised"), None, n.get("normalised_unit", ""), "new",
+                            group=group))
             continue
+        allowed = tolerance if tolerance is not None else b.get("tolerance", DEFAULT_TOLERANCE)
         bv, nv = b.get("normalised"), n.get("normalised")
         unit = n.get("normalised_unit", "")
         better = n.get("better", b.get("better"))
         if not (_finite(bv) and _finite(nv)) or bv <= 0 or nv < 0:
-            rows.append(Row(name, bv, nv, None, unit, "info" if better is None else "missing"))
+            rows.append(Row(name, bv, nv, None, unit, "info" if better is None else "missing", group=group))
             continue
         ratio = nv / bv
         if better is None:
             verdict = "info"
         else:
             score = ratio if better == "higher" else (bv / nv if nv > 0 else math.inf)
-            if score < 1 - tolerance:
+            if score < 1 - allowed:
                 verdict = "REGRESSION"
-            elif score > 1 + tolerance:
+            elif score > 1 + allowed:
                 verdict = "improved"
             else:
                 verdict = "ok"
-        rows.append(Row(name, bv, nv, ratio, unit, verdict))
+        rows.append(Row(name, bv, nv, ratio, unit, verdict, None if better is None else allowed, group))
     result = Comparison(rows, tolerance)
     result.warnings = _warnings(baseline, now)
     return result
@@ -118,6 +217,13 @@ def _warnings(baseline: dict, now: dict) -> list[str]:
     if bc.get("version") and nc.get("version") and bc["version"] != nc["version"]:
         out.append(f"calibration kernel differs (baseline {bc['version']}, now {nc['version']}): "
                    "normalised figures may shift; record a new baseline")
+    wide = sorted(c["name"] for c in baseline.get("cases", [])
+                  if group_of(c) == "kernel" and c.get("tolerance", 0) >= KERNEL_FLAG)
+    if wide:
+        out.append(f"{len(wide)} kernel case(s) vary by {KERNEL_FLAG:.0%} or more between the baseline's runs, so "
+                   f"a {KERNEL_FLAG:.0%} slower kernel may pass there ({', '.join(wide[:4])}"
+                   f"{', ...' if len(wide) > 4 else ''}): record the baseline on a quieter machine or "
+                   "with more --repeats")
     if baseline.get("mode") and now.get("mode") and baseline["mode"] != now["mode"]:
         out.append(f"baseline was a {baseline['mode']} run, this is a {now['mode']} run: sizes "
                    "differ, pipeline and memory figures are not like for like")
@@ -137,22 +243,32 @@ def _fmt(x) -> str:
     return f"{x:.4g}"
 
 
+GROUPS = ("kernel", "pipeline", "compile", "size", "other")
+
+
 def format_table(result: Comparison) -> str:
     width = max([len(r.name) for r in result.rows] + [4])
-    lines = [f"{'case':<{width}}  {'baseline':>12}  {'now':>12}  {'ratio':>6}  verdict  (normalised unit)"]
+    lines = [f"{'case':<{width}}  {'baseline':>12}  {'now':>12}  {'ratio':>6}  {'allowed':>7}  verdict  "
+             "(normalised unit)"]
     absent = [r.name for r in result.rows if r.verdict == "missing" and r.now is None]
     for r in result.rows:
         if r.verdict == "missing" and r.now is None:
             continue
         ratio = f"{r.ratio:.3f}" if r.ratio is not None else "-"
-        lines.append(f"{r.name:<{width}}  {_fmt(r.baseline):>12}  {_fmt(r.now):>12}  {ratio:>6}  "
+        allowed = f"{r.tolerance:.0%}" if r.tolerance is not None else "-"
+        lines.append(f"{r.name:<{width}}  {_fmt(r.baseline):>12}  {_fmt(r.now):>12}  {ratio:>6}  {allowed:>7}  "
                      f"{r.verdict:<10} {r.unit}")
-    compared = sum(1 for r in result.rows if r.verdict in ("ok", "REGRESSION", "improved"))
-    bad = result.regressions
     lines.append("")
-    lines.append(f"{compared} case(s) compared at tolerance {result.tolerance:.0%}: "
-                 + (f"{len(bad)} regression(s): " + ", ".join(r.name for r in bad) if bad
-                    else "no regression"))
+    how = (f"at tolerance {result.tolerance:.0%}" if result.tolerance is not None
+           else "each at its own tolerance")
+    for group in GROUPS:
+        judged = [r for r in result.rows if r.group == group and r.verdict in ("ok", "REGRESSION", "improved")]
+        if not judged:
+            continue
+        bad = result.regressions_in(group)
+        lines.append(f"{group}: {len(judged)} case(s) compared {how}: "
+                     + (f"{len(bad)} regression(s): " + ", ".join(r.name for r in bad) if bad
+                        else "no regression"))
     if absent:
         shown = ", ".join(absent[:8]) + (f", ... ({len(absent) - 8} more)" if len(absent) > 8 else "")
         lines.append(f"not in this run, not compared: {len(absent)} case(s): {shown}")

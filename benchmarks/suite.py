@@ -87,6 +87,9 @@ class Settings:
     cores: int = 0  # 0: every core this process may use
     command: str = ""
     progress: bool = True  # print each figure as it is measured
+    # kernel case -> extra CPU work per call as a fraction of the call's own: a kernel made that much
+    # slower, for the regression check's own power test (benchmarks/flap_check.py); never set by the CLI
+    handicap: dict = field(default_factory=dict)
 
     @classmethod
     def make(cls, games, patterns=None, quick=False, long_games=None, repeats=None,
@@ -168,6 +171,23 @@ def batch_call(game: str):
 
     runner = get_game(game).runner()
     return lambda arm, count: runner.play_batch(arm, SEED, 0, count)
+
+
+def _handicapped(fn, extra: float):
+    """fn, made `extra` (a fraction) slower in CPU time of this thread: after each call, spin for
+    that fraction of the call's own CPU time."""
+    if extra <= 0:
+        return fn
+
+    def slower(*args):
+        c0 = time.thread_time()
+        out = fn(*args)
+        until = time.thread_time() + (time.thread_time() - c0) * extra
+        while time.thread_time() < until:
+            pass
+        return out
+
+    return slower
 
 
 def _median(xs):
@@ -466,7 +486,8 @@ class Suite:
                 f"{g}/{p}/kernel_over_pure_python", f"{g}/{p}/pipeline_2cores_over_kernel")
             if self.want(f"{g}/{p}/kernel") or need_special:
                 fn, entry = kernel_call(g)
-                m = self._measure(lambda n: fn(arm, n), s.kernel_seconds, s.repeats)
+                play = _handicapped(fn, s.handicap.get(f"{g}/{p}/kernel", 0.0))
+                m = self._measure(lambda n: play(arm, n), s.kernel_seconds, s.repeats)
                 self.kernel_rates[(g, p)] = m["cpu"]
                 self.add(f"{g}/{p}/kernel", g, p, "kernel", m["cpu"], "games/s/core", "rate", "higher",
                          {"entry": entry, "games_per_repeat": m["games"], "timed": "CPU time",

@@ -1,7 +1,8 @@
 """`kaartlab bench`: the benchmark suite (benchmarks/) and the CI regression check.
 
-    kaartlab bench [--games knutten,wizard] [--cases GLOBS] [--json PATH] [--quick]
-                   [--compare BASELINE.json] [--tolerance 0.15] [--long-games N]
+    kaartlab bench [--games knutten,wizard] [--cases GLOBS] [--json PATH] [--quick] [--runs N]
+                   [--compare BASELINE.json] [--tolerance T] [--long-games N]
+                   [--results RUN.json [RUN.json ...]]
 
 The same suite runs as `python -m benchmarks` from a checkout. The measuring code lives in the
 repository's benchmarks/ package; this module only defines the command and finds that package.
@@ -23,12 +24,16 @@ Parquet) on 1 and on all cores, Parquet bytes per game, driver memory over a lon
 longer one, a pure-Python Knutten for the kernels' speed-up. Every figure is also given relative
 to a calibration kernel measured in the same run (`normalised`), so baselines recorded on one
 machine can be checked on another: --compare exits with status 1 when a normalised figure is
-worse than the baseline's by more than --tolerance."""
+worse than the baseline's by more than its tolerance. A baseline of several runs (--runs N, or
+--results with several files) keeps each case's median and a tolerance from the spread of its
+runs, judged per group: kernel, pipeline, compile, size."""
 
 EPILOG = """\
 examples:
   kaartlab bench --quick                                   # a minute: every case, tiny sizes
   kaartlab bench --json bench.json                         # the full suite (several minutes)
+  kaartlab bench --quick --runs 5 --json baseline.json     # a baseline with a tolerance per case
+  kaartlab bench --results a.json b.json c.json --json baseline.json   # the same from runs made apart
   kaartlab bench --compare benchmarks/baseline.json --cases 'knutten/*/kernel,*/pipeline_*'
   kaartlab bench --results bench.json --compare benchmarks/baseline.json   # no measuring
   kaartlab bench --list --games knutten                    # case names
@@ -43,8 +48,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "applies to what is measured and to --compare; repeatable")
     p.add_argument("--json", dest="json_path", metavar="PATH", help="write the results here")
     p.add_argument("--compare", metavar="BASELINE", help="compare against this results file")
-    p.add_argument("--tolerance", type=_tolerance, default=0.15,
-                   help="allowed drop of a normalised figure before --compare fails (default 0.15)")
+    p.add_argument("--tolerance", type=_tolerance, default=None,
+                   help="allowed drop of a normalised figure before --compare fails, for every case "
+                        "(default: each case's own, stored in a baseline of several runs; else 0.15)")
+    p.add_argument("--runs", type=positive_int, default=1,
+                   help="measure the whole suite N times and keep each case's median and, for N >= 2, "
+                        "a tolerance from its spread (recording a baseline: 5 is a good number)")
     p.add_argument("--quick", action="store_true",
                    help="tiny sizes, fewer repeats, no compile measurement, one-core pipeline "
                         "in-process (about a minute)")
@@ -54,8 +63,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="timed repeats per kernel figure (default 7; --quick 3)")
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
                    help="measure compile time in a fresh process (default: on; off with --quick)")
-    p.add_argument("--results", metavar="PATH",
-                   help="do not measure: read results from PATH (e.g. to --compare them)")
+    p.add_argument("--results", metavar="PATH", nargs="+",
+                   help="do not measure: read results from PATH (e.g. to --compare them); several "
+                        "files are merged like --runs")
     p.add_argument("--list", action="store_true", help="print the case names and exit")
 
 
@@ -143,7 +153,9 @@ def cmd_bench(args) -> int:
         _check_writable(args.json_path)  # before minutes of measuring, not after
     baseline = _load(args.compare, "baseline") if args.compare else None
     if args.results:
-        result = _load(args.results, "results file")
+        if args.runs != 1:
+            raise SpecError("--runs measures; --results reads runs already measured: give one of them")
+        runs = [_load(path, "results file") for path in args.results]
     else:
         if patterns and not any(compare.matches(n, patterns) for n in planned):
             raise SpecError(f"--cases {','.join(patterns)}: matches no case (see kaartlab bench --list)")
@@ -151,11 +163,23 @@ def cmd_bench(args) -> int:
                                        repeats=args.repeats, compile=args.compile,
                                        command=getattr(args, "bench_command", None)
                                        or "kaartlab " + " ".join(sys.argv[1:]))
-        result = suite.run_suite(settings)
-        print()
-        print("\n".join(suite.summary_lines(result)))
-        print(f"({result['mode']} run: {result['seconds']:.0f} s; calibration "
-              f"{result['calibration']['ops_per_s'] / 1e6:,.0f} Mop/s)")
+        runs = []
+        for k in range(args.runs):
+            if args.runs > 1:
+                print(f"run {k + 1} of {args.runs}", flush=True)
+            runs.append(suite.run_suite(settings))
+            print()
+            print("\n".join(suite.summary_lines(runs[-1])))
+            print(f"({runs[-1]['mode']} run: {runs[-1]['seconds']:.0f} s; calibration "
+                  f"{runs[-1]['calibration']['ops_per_s'] / 1e6:,.0f} Mop/s)")
+    try:
+        result = runs[0] if len(runs) == 1 else compare.merge_runs(runs)
+    except ValueError as exc:
+        raise SpecError(f"--results: {exc}") from None
+    if len(runs) > 1:
+        judged = [c for c in result["cases"] if "tolerance" in c]
+        print(f"merged {len(runs)} runs: each case's median; tolerances from their spread for "
+              f"{len(judged)} compared case(s)")
     if args.json_path:
         try:
             Path(args.json_path).write_text(json.dumps(result, indent=2) + "\n")

@@ -1,0 +1,83 @@
+"""Does the regression check flap, and does it catch a slower kernel? Measured, not assumed.
+
+    python -m benchmarks.flap_check [--cases '*/kernel,*/play_batch'] [--baseline-runs 5]
+                                    [--equal 10] [--slowed 5] [--slower 0.10] [--json out.json]
+
+Records a baseline of `--baseline-runs` quick runs (each case's median and its tolerance from their
+spread, as `kaartlab bench --quick --runs N` does), then compares `--equal` further runs of the same
+code with it (the goal: every one passes) and `--slowed` runs in which one kernel case, a different
+one each run, is made `--slower` slower in CPU time (benchmarks/suite.py: `handicap`; the goal:
+that case is flagged each time, and nothing else). Run it on an idle machine: it measures the
+machine's noise as much as the check.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.compare import compare, merge_runs, parse_patterns
+from benchmarks.suite import Settings, run_suite
+
+
+def measure(games, patterns, handicap=None) -> dict:
+    settings = Settings.make(games, patterns, quick=True, command="benchmarks.flap_check", progress=False)
+    settings.handicap = dict(handicap or {})
+    return run_suite(settings)
+
+
+def main(argv=None) -> int:
+    from sim.registry import games as registered
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", default=",".join(sorted(registered())))
+    p.add_argument("--cases", default="*/kernel,*/play_batch")
+    p.add_argument("--baseline-runs", type=int, default=5)
+    p.add_argument("--equal", type=int, default=10)
+    p.add_argument("--slowed", type=int, default=5)
+    p.add_argument("--slower", type=float, default=0.10)
+    p.add_argument("--json", dest="json_path")
+    args = p.parse_args(argv)
+    games = [g for g in args.games.split(",") if g]
+    patterns = parse_patterns(args.cases)
+
+    runs = []
+    for k in range(args.baseline_runs):
+        runs.append(measure(games, patterns))
+        print(f"baseline run {k + 1}/{args.baseline_runs}", flush=True)
+    baseline = merge_runs(runs)
+    kernels = [c["name"] for c in baseline["cases"] if c.get("kind") == "kernel"]
+    tolerances = {c["name"]: c.get("tolerance") for c in baseline["cases"]}
+
+    equal = []
+    for k in range(args.equal):
+        result = compare(baseline, measure(games, patterns))
+        equal.append([r.name for r in result.regressions])
+        print(f"equal run {k + 1}/{args.equal}: "
+              + (f"FLAGGED {', '.join(equal[-1])}" if equal[-1] else "passed"), flush=True)
+
+    slowed = []
+    for k in range(args.slowed):
+        victim = kernels[k % len(kernels)]
+        result = compare(baseline, measure(games, patterns, {victim: args.slower}))
+        flagged = [r.name for r in result.regressions]
+        ratio = next(r.ratio for r in result.rows if r.name == victim)
+        slowed.append({"slowed": victim, "ratio": ratio, "flagged": flagged})
+        print(f"slowed run {k + 1}/{args.slowed}: {victim} at {ratio:.3f} of the baseline "
+              f"(allowed {tolerances[victim]:.0%}): " + ("caught" if victim in flagged else "MISSED")
+              + (f"; also flagged {', '.join(f for f in flagged if f != victim)}"
+                 if set(flagged) - {victim} else ""), flush=True)
+
+    passed = sum(1 for e in equal if not e)
+    caught = sum(1 for s in slowed if s["slowed"] in s["flagged"])
+    print(f"\nequal runs passed: {passed} of {len(equal)}; {args.slower:.0%} slower kernels caught: "
+          f"{caught} of {len(slowed)}")
+    print("tolerances: " + ", ".join(f"{name} {t:.1%}" for name, t in tolerances.items() if t is not None))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps({"baseline": baseline, "equal": equal, "slowed": slowed},
+                                                   indent=2) + "\n")
+    return 0 if passed == len(equal) and caught == len(slowed) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
