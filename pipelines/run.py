@@ -7,8 +7,10 @@ command that resumes; nothing waits without a time limit (connecting, a cluster 
 and a Ray this run started is shut down whatever happens."""
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import sys
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -24,6 +26,7 @@ from sim.spec import StudySpec
 
 CONNECT_TIMEOUT = float(os.environ.get("KAARTLAB_CONNECT_TIMEOUT", "10"))
 JOIN_TIMEOUT = float(os.environ.get("KAARTLAB_JOIN_TIMEOUT", "60"))  # ray.init once the GCS answered
+NODE_WAIT = 5.0  # seconds a raylet on this machine may take to appear (a node started just now)
 CAPACITY_WAIT_ENV = "KAARTLAB_CAPACITY_WAIT"  # seconds a cluster may have no CPU before the run ends
 RETRIES_ENV = "KAARTLAB_TASK_RETRIES"
 POLL_SECONDS = 2.0
@@ -233,8 +236,9 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
     games = os.environ.get("KAARTLAB_GAMES")
     runtime_env = {"env_vars": {"KAARTLAB_GAMES": games}} if games else None
     if address and address != "local":
-        _use_auth_token(_check_reachable(address), address)
-        _check_node_here(address)
+        same_machine = _check_reachable(address)
+        _check_node_here(address)  # before the token: a token would not make this machine a node
+        _use_auth_token(same_machine, address)
         began = time.monotonic()
         try:
             _join_under_deadline(address, runtime_env)
@@ -398,7 +402,6 @@ _reaper: dict = {}
 def _start_reaper() -> None:
     """See OWNER_ENV. Linux only (it reads /proc); elsewhere Ray's own clean-up is all there is."""
     import subprocess
-    import sys
 
     if not os.path.isdir("/proc") or _reaper:
         return
@@ -508,14 +511,17 @@ def _check_reachable(address: str) -> bool:
 def _check_node_here(address: str) -> None:
     """Ray runs a driver only on a node of its cluster: joined from a machine with no raylet, it
     waits for one to appear there until the join deadline, and the deadline's line then blames the
-    addresses. Ray's own scan of this machine's processes says at once (a Ray Client address,
-    ray://, needs no node here; a Ray without that scan skips this check)."""
+    addresses. Ray's own scan of this machine's processes says within seconds (a node just started
+    may still be starting its raylet: NODE_WAIT; a Ray Client address, ray://, needs no node here; a
+    Ray without that scan skips this check)."""
     if address.startswith("ray://") or address == "auto":
         return
+    deadline = time.monotonic() + NODE_WAIT
     try:
         from ray._private.services import find_node_ids
 
-        here = find_node_ids()
+        while not (here := find_node_ids()) and time.monotonic() < deadline:
+            time.sleep(0.2)
     except Exception:  # noqa: BLE001 - a Ray that moved its internals: the join deadline still holds
         return
     if not here:
@@ -585,7 +591,6 @@ def _asks_for_token(address: str, keep_auth: bool = False) -> bool | None:
     would send)? Asked from a fresh process (Ray reads its RAY_AUTH_* settings once per process);
     None when it cannot tell in time."""
     import subprocess
-    import sys
 
     env = {k: v for k, v in os.environ.items() if keep_auth or not k.startswith("RAY_AUTH")}
     try:
@@ -604,12 +609,27 @@ def _wants_token(address: str) -> bool:
     except ImportError:
         return False
     try:
-        GcsClient(address=address)
+        with _quiet_stderr():  # Ray's C++ client logs the refusal on fd 2: kaartlab says it in its own line
+            GcsClient(address=address)
     except BaseException as exc:  # noqa: BLE001 - Ray's error types vary between versions
         if isinstance(exc, KeyboardInterrupt):
             raise
         return "Authentication" in type(exc).__name__ or "InvalidAuthToken" in str(exc)
     return False
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """File descriptor 2 to /dev/null for the block (what C++ code prints bypasses sys.stderr)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def alive_cpus() -> float:
