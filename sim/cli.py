@@ -230,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="each study's Ray worker CPUs (default: all cores / --jobs); 0 plays in the study's process")
     p.add_argument("--max-upload", type=positive_int, default=1 << 20, metavar="BYTES",
                    help="largest study file accepted (default 1 MiB)")
+    p.add_argument("--keep-ray", action="store_true",
+                   help="start one local Ray with the server and play every study on it (each study then "
+                        "skips Ray's start-up, a few seconds); default: a local Ray per study")
     p.set_defaults(handler=cmd_serve)
 
     from sim.bench import add_parser as add_bench_parser

@@ -36,6 +36,7 @@ class Config:
     token: str | None = None
     read_token: bool = False
     max_upload: int = MAX_UPLOAD
+    keep_ray: bool = False  # one local Ray for the server's life, every study on it (no --address)
 
 
 class Refused(Exception):
@@ -101,6 +102,9 @@ def create_app(config: Config) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app):
+        kept = config.keep_ray and not cluster and config.workers != 0
+        if kept:  # before the queue launches anything: the main thread (Ray sets signal handlers)
+            queue.address = keep_local_ray(config.workers, config.jobs)
         queue.start()
         try:
             yield
@@ -108,6 +112,10 @@ def create_app(config: Config) -> FastAPI:
             import anyio
 
             await anyio.to_thread.run_sync(queue.close)
+            if kept:
+                from pipelines.run import stop_ray
+
+                stop_ray()
 
     app = FastAPI(
         title="kaartlab", lifespan=lifespan, version=_version(),
@@ -573,6 +581,22 @@ def _version() -> str:
         return "0"
 
 
+def keep_local_ray(workers: int | None, jobs: int) -> str:
+    """Start the local Ray the server keeps (as `kaartlab study` starts its own: the reaper ends it
+    when the server is killed) with `workers` x `jobs` CPUs (default: every core), and return its
+    GCS address for the studies' `--address`: each study then joins in about a second instead of
+    starting a Ray of its own."""
+    import ray
+
+    from pipelines.run import RunError, start_ray
+
+    try:
+        start_ray(workers * jobs if workers else None, None)
+    except RunError as exc:
+        raise SpecError(f"--keep-ray: {exc}") from None
+    return ray.get_runtime_context().gcs_address
+
+
 # -- `kaartlab serve` --------------------------------------------------------------------------------------
 
 def serve(args) -> int:
@@ -599,10 +623,15 @@ def serve(args) -> int:
     if not token and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"kaartlab serve: warning: listening on {args.host} without --token-file: anyone who reaches it "
               "can submit and stop studies", file=sys.stderr)
+    if args.keep_ray and (args.address or args.workers == 0):
+        raise SpecError("--keep-ray keeps a local Ray: it goes with neither --address (a cluster is kept "
+                        "already) nor --workers 0 (no Ray)")
     config = Config(runs=Path(args.runs), address=args.address, workers=args.workers, jobs=args.jobs, token=token,
-                    read_token=args.read_token, max_upload=args.max_upload)
+                    read_token=args.read_token, max_upload=args.max_upload, keep_ray=args.keep_ray)
     app = create_app(config)
     where = "a local Ray per study" if not args.address else f"the Ray cluster at {args.address}"
+    if args.keep_ray:
+        where = "one local Ray kept while the server runs"
     if args.workers == 0:
         where = "in-process (no Ray)"
     print(f"kaartlab serve: http://{args.host}:{args.port}/  runs {config.runs.resolve()}, {args.jobs} "
