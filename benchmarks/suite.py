@@ -19,6 +19,11 @@ Knutten runs with John Knut off, the set-up its speed targets are stated for):
   knutten/random/...           pure_python, kernel_over_pure_python, mean_turns_kernel,
                                mean_turns_pure_python, long_study, long_study_scaling (target
                                >= 1.7 on 2 cores), pipeline_2cores_over_kernel (target >= 1.6),
+                               pipeline_1core_over_kernel (one worker, target >= 0.85; also
+                               for knutten/cautious, the default player),
+                               pipeline_2cores_over_1core (the two paired figures, target >= 1.8),
+                               study_startup (a study that starts its own Ray on a warm cache:
+                               seconds before its first game, target <= 3),
                                kernel_2proc_scaling (two bare kernel processes at once over one:
                                the machine's ceiling for the two-core targets), driver_rss,
                                driver_rss_4x, driver_rss_growth
@@ -67,6 +72,10 @@ BENCH_RULES = {"knutten": {"john_knut": False}}
 SPECIAL = ("knutten", "random")  # the game and policy of the issue's fixed figures
 SCALING_TARGET = 1.7  # long study on all cores over the one-core pipeline, on a 2-core machine
 PIPE2_TARGET = 1.6  # pipeline on 2 cores over the one-core kernel rate
+PIPE1_TARGET = 0.85  # the rate a one-worker study reports over the bare kernel's (issue 31)
+PIPE21_TARGET = 1.8  # two workers over one, each paired with the kernel (issue 31)
+ONE_WORKER = (("knutten", "random"), ("knutten", "cautious"))  # the fastest kernel, and the default player
+STARTUP_TARGET = 3.0  # seconds before a study's first game, its own Ray, warm cache (issue 31)
 PAIRED_RUNS = 5  # pipeline runs in pipeline_2cores_over_kernel, each between two kernel timings
 PAIRED_MIN_BATCHES = 40  # ... of at least this many full batches (2,000,000 games)
 RSS_GROWTH_TARGET = 1.10  # driver peak RSS over a 4x longer study: flat within 10 %
@@ -123,8 +132,8 @@ PER_POLICY = ("kernel", "play_batch", "pipeline_1core", "pipeline_allcores", "pi
 PER_GAME = ("compile", "cache_load")
 SPECIAL_CASES = ("pure_python", "kernel_over_pure_python", "mean_turns_kernel",
                  "mean_turns_pure_python", "long_study", "long_study_scaling",
-                 "pipeline_2cores_over_kernel", "kernel_2proc_scaling", "driver_rss", "driver_rss_4x",
-                 "driver_rss_growth")
+                 "pipeline_2cores_over_kernel", "pipeline_1core_over_kernel", "pipeline_2cores_over_1core",
+                 "study_startup", "kernel_2proc_scaling", "driver_rss", "driver_rss_4x", "driver_rss_growth")
 RAY_CASES = ("ray/init", "ray/workers_ready")
 
 
@@ -143,6 +152,7 @@ def planned_cases(games: list[str]) -> list[str]:
         names += [f"{g}/{kind}" for kind in PER_GAME]
         if g == SPECIAL[0] and SPECIAL[1] in policies_of(g):
             names += [f"{g}/{SPECIAL[1]}/{kind}" for kind in SPECIAL_CASES]
+        names += [f"{g}/{p}/pipeline_1core_over_kernel" for gg, p in ONE_WORKER if gg == g and (gg, p) != SPECIAL]
     return names + list(RAY_CASES)
 
 
@@ -653,6 +663,12 @@ class Suite:
                      value=detail["paired_ratio"])
         elif sp and self.want(pre + "pipeline_2cores_over_kernel"):
             self.notes.append("pipeline_2cores_over_kernel needs at least 2 cores: skipped")
+        for g, p in ONE_WORKER:
+            if g in s.games and self.want_any(f"{g}/{p}/pipeline_1core_over_kernel",
+                                              f"{g}/{p}/pipeline_2cores_over_1core"):
+                self._one_worker_over_kernel(g, p)
+        if sp and self.want(pre + "study_startup"):
+            self._study_startup(g0, p0)
         for g, p in self.pairs():
             one, alln = self.pipe.get((g, p, "1core")), self.pipe.get((g, p, "allcores"))
             use = self._cpu_use(alln["runs"], s.cores) if alln else {}
@@ -684,9 +700,52 @@ class Suite:
                      {"what": "first tiny studies per game after ray.init (workers start and "
                               "load the kernels)"})
 
-    def _paired_pipeline_over_kernel(self, g: str, p: str, run: dict) -> dict:
-        """The pipeline on 2 cores over the kernel timed just before and just after it, for each
-        of PAIRED_RUNS runs (Ray with 2 CPUs is up): the median of these paired ratios.
+    def _one_worker_over_kernel(self, g: str, p: str) -> None:
+        """The rate a one-worker study reports (Ray with one CPU: a larger Ray would run two of its
+        batches at once) over the kernel timed around each run; and the two-core figure over it,
+        each already paired with the kernel, so the machine's drift between them cancels."""
+        pre = f"{g}/{p}/"
+        self._ray_start(1)
+        games, batch = self._size(g, p)
+        detail = self._paired_pipeline_over_kernel(g, p, {"games": games, "batch_size": batch}, workers=1)
+        self.add(pre + "pipeline_1core_over_kernel", g, p, "ratio", Series([], []), "x", None, "higher",
+                 {**detail, "what": "games/s a one-worker study reports (start-up apart) over the bare "
+                                    "kernel's, timed just before and after each run"},
+                 target=PIPE1_TARGET, value=detail["paired_ratio"])
+        two = next((c for c in self.cases if c["name"] == pre + "pipeline_2cores_over_kernel"), None)
+        if (g, p) != SPECIAL:
+            pass
+        elif two is not None:
+            self.add(pre + "pipeline_2cores_over_1core", g, p, "ratio", Series([], []), "x", None, "higher",
+                     {"two_cores_paired": two["value"], "one_core_paired": detail["paired_ratio"],
+                      "what": "two workers' games/s over one worker's, each as its ratio to the kernel "
+                              "timed around it"},
+                     target=PIPE21_TARGET, value=two["value"] / detail["paired_ratio"])
+        elif self.want(pre + "pipeline_2cores_over_1core"):
+            self.notes.append("pipeline_2cores_over_1core needs pipeline_2cores_over_kernel in the same run")
+
+    def _study_startup(self, g: str, p: str) -> None:
+        """What a user waits for before the first game of `kaartlab run` on all cores with a warm
+        cache: the kernels (already loaded in this process: about 0), Ray's start, the workers'
+        first kernel load; median of pipeline_repeats studies, each starting its own Ray."""
+        self._ray_stop()
+        study = self._study(g, p, 8 * self.s.cores, 4)
+        runs, calibs = [], []
+        for _ in range(max(3, self.s.pipeline_repeats)):
+            c0 = self.calibration.sample(1)[0]
+            runs.append(self._run(study, self.s.cores))
+            calibs.append((c0 + self.calibration.sample(1)[0]) / 2)
+        phases = {k: round(_median([r["startup"].get(k, 0.0) for r in runs]), 3) for k in runs[0]["startup"]}
+        self.add(f"{g}/{p}/study_startup", g, p, "startup", Series([r["startup_s"] for r in runs], calibs), "s",
+                 "time", "lower", {"phases_median_s": phases,
+                                   "shutdown_median_s": round(_median([r["shutdown_s"] for r in runs]), 3),
+                                   "what": "seconds before a study's first game when it starts its own Ray "
+                                           "on a warm cache (kernels, Ray, workers loading the kernels)"},
+                 target=STARTUP_TARGET)
+
+    def _paired_pipeline_over_kernel(self, g: str, p: str, run: dict, workers: int = 2) -> dict:
+        """The pipeline on `workers` cores over the kernel timed just before and just after it, for
+        each of PAIRED_RUNS runs (Ray with that many CPUs is up): the median of these paired ratios.
         The kernel case itself was timed minutes earlier, and this machine's speed moves by up to
         2x in minutes, so only a pairing compares the two in the same state. The study has at
         least PAIRED_MIN_BATCHES full batches, whatever speed the kernel case happened to see,
@@ -711,7 +770,7 @@ class Suite:
         before = kernel_now()
         ratios, kernels, pipelines = [], [], []
         for _ in range(runs):
-            pipeline = self._run(study, 2)["rate"]
+            pipeline = self._run(study, workers)["rate"]
             after = kernel_now()
             kernels.append((before + after) / 2)
             pipelines.append(pipeline)
@@ -759,6 +818,7 @@ class Suite:
         shutil.rmtree(out, ignore_errors=True)
         return {"games": result.games_run, "seconds": result.seconds,
                 "rate": result.games_run / max(result.seconds, 1e-9), "bytes": size,
+                "startup": result.startup, "startup_s": result.startup_seconds, "shutdown_s": result.shutdown,
                 "rss_before": before, "rss_peak": peak,
                 "cpu_s": cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None}
 

@@ -27,6 +27,7 @@ from sim.spec import StudySpec
 CONNECT_TIMEOUT = float(os.environ.get("KAARTLAB_CONNECT_TIMEOUT", "10"))
 JOIN_TIMEOUT = float(os.environ.get("KAARTLAB_JOIN_TIMEOUT", "60"))  # ray.init once the GCS answered
 NODE_WAIT = 5.0  # seconds a raylet on this machine may take to appear (a node started just now)
+WARM_WAIT = 30.0  # seconds the workers' first kernel load is waited for before play starts anyway
 CAPACITY_WAIT_ENV = "KAARTLAB_CAPACITY_WAIT"  # seconds a cluster may have no CPU before the run ends
 RETRIES_ENV = "KAARTLAB_TASK_RETRIES"
 POLL_SECONDS = 2.0
@@ -47,10 +48,16 @@ class RunResult:
     redone: list[str] = field(default_factory=list)  # batch files that failed verification
     taken_over: dict | None = None  # the dead driver whose lock this run took over
     repaired: str | None = None  # why study.json was rewritten from this study (its batches prove it)
+    startup: dict = field(default_factory=dict)  # seconds before the first game: kernels, ray, workers
+    shutdown: float = 0.0  # seconds after the last batch: stopping the Ray this run started
 
     @property
     def games_per_second(self) -> float:
         return self.games_run / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def startup_seconds(self) -> float:
+        return sum(self.startup.values())
 
 
 def warm_up(study: StudySpec, arms=None) -> None:
@@ -62,6 +69,26 @@ def warm_up(study: StudySpec, arms=None) -> None:
         if arm.game not in done:
             arm.info.runner().play_batch(arm, study.seed, 0, 1)
             done.add(arm.game)
+
+
+def warm_workers(study: StudySpec, arms, workers: int | None) -> None:
+    """Have every Ray worker that will play load the arms' kernels (from the cache the driver just
+    filled) before the first batch: a worker's first load (about a second) is then start-up, said
+    apart, not a slow first batch inside the rate. One task per CPU the study uses, run at once; a
+    task that cannot start within a few seconds (a cluster busy elsewhere) is not waited for, and a
+    worker that fails here fails its batch later with the batch's own message."""
+    import ray
+
+    slots = int(min(workers or 1 << 30, alive_cpus() or 1))
+    task = ray.remote(num_cpus=1, max_retries=0)(warm_up)
+    study_ref = ray.put(study)
+    refs = [task.remote(study_ref, list(arms)) for _ in range(max(1, slots))]
+    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=WARM_WAIT)
+    for ref in ready:
+        try:
+            ray.get(ref)
+        except Exception:  # noqa: BLE001 - the batch on that worker says what is wrong, with context
+            pass
 
 
 class Session:
@@ -85,9 +112,12 @@ class Session:
         self.record = {"fingerprint": None, "run": uuid.uuid4().hex[:12]}
         self.batches_run = self.batches_skipped = self.games_run = 0
         self.seconds = 0.0
+        self.startup: dict[str, float] = {}
+        self.shutdown = 0.0
         self.owned = False
         self.ray_started = False
         self.warm: set[str] = set()
+        self.warm_games: set[str] = set()  # games whose kernels the Ray workers have loaded
 
     def expect(self, games: int) -> None:
         """Add games to the progress bar's total (a search knows its work only round by round)."""
@@ -130,11 +160,17 @@ class Session:
         self.record["fingerprint"] = study.fingerprint()
         by_name = {a.name: a for a in study.arms}
         cold = [by_name[n] for n in dict.fromkeys(b.arm for b in todo) if n not in self.warm]
-        warm_up(study, cold)
-        self.warm.update(a.name for a in cold)
+        with self._timed("kernels"):
+            warm_up(study, cold)
         if self.workers != 0 and not self.ray_started:
-            self.owned = start_ray(self.workers, self.address, self.resume)
+            with self._timed("ray"):
+                self.owned = start_ray(self.workers, self.address, self.resume)
             self.ray_started = True
+        if self.workers != 0 and {a.game for a in cold} - self.warm_games:
+            with self._timed("workers"):
+                warm_workers(study, cold, self.workers)
+        self.warm.update(a.name for a in cold)
+        self.warm_games.update(a.game for a in cold)
         began = time.perf_counter()
         played = 0
         try:
@@ -164,10 +200,20 @@ class Session:
         self.games_run += played
         return played
 
+    @contextlib.contextmanager
+    def _timed(self, phase: str):
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.startup[phase] = self.startup.get(phase, 0.0) + time.perf_counter() - began
+
     def close(self) -> None:
         self.bar.close()
         if self.owned:
+            began = time.perf_counter()
             stop_ray()
+            self.shutdown = time.perf_counter() - began
             self.owned = False
         # a worker killed mid-write leaves a temporary file; the run is over, no task still writes
         self.directory.remove_temporary()
@@ -218,7 +264,8 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
         finally:
             session.close()
     return RunResult(directory.display, session.batches_run, session.batches_skipped, session.games_run,
-                     session.seconds, resumed, session.redone, lock.taken_over, repaired)
+                     session.seconds, resumed, session.redone, lock.taken_over, repaired,
+                     session.startup, session.shutdown)
 
 
 # ---------------------------------------------------------------------------------------- Ray

@@ -500,10 +500,19 @@ def _execute(study, args, full=None) -> int:
         resumed = f" (resumed: {result.batches_skipped} batches were already done)" if result.batches_skipped else ""
         print(f"played {result.games_run:,} games in {result.seconds:.1f} s "
               f"({result.games_per_second:,.0f} games/s){resumed}")
+        print(overhead_line(result))
     print(f"data: {result.out}  (polars: pl.scan_parquet('{result.out}/*/batch-*.parquet'))")
     if args.report:
         _write_report(result.out, None)
     return 0
+
+
+def overhead_line(result) -> str:
+    """What the run spent around its games: start-up by phase, and stopping its Ray."""
+    names = {"kernels": "kernels", "ray": "Ray", "workers": "workers loading the kernels"}
+    phases = ", ".join(f"{names.get(k, k)} {v:.1f} s" for k, v in result.startup.items() if v >= 0.05)
+    line = f"around the games: start-up {result.startup_seconds:.1f} s" + (f" ({phases})" if phases else "")
+    return line + (f", shut-down {result.shutdown:.1f} s" if result.shutdown else "")
 
 
 def _with_search_previews(study):
