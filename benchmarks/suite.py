@@ -713,9 +713,9 @@ class Suite:
                                     "kernel's, timed just before and after each run"},
                  target=PIPE1_TARGET, value=detail["paired_ratio"])
         two = next((c for c in self.cases if c["name"] == pre + "pipeline_2cores_over_kernel"), None)
-        if (g, p) != SPECIAL:
-            pass
-        elif two is not None:
+        if (g, p) != SPECIAL:  # the two-core figure is measured for SPECIAL only
+            return
+        if two is not None:
             self.add(pre + "pipeline_2cores_over_1core", g, p, "ratio", Series([], []), "x", None, "higher",
                      {"two_cores_paired": two["value"], "one_core_paired": detail["paired_ratio"],
                       "what": "two workers' games/s over one worker's, each as its ratio to the kernel "
