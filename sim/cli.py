@@ -254,7 +254,8 @@ def _arm_options(p) -> None:
     p.add_argument("--deck", metavar="FILE", help="shorthand for --data deck=FILE")
     p.add_argument("--rotate", action="store_true",
                    help="play each deal once per seat rotation (duplicate deals: game g is deal "
-                        "g // players with the hands shifted by g % players; knutten, wizard)")
+                        "g // players with the hands shifted by g %% players; `kaartlab games` says which "
+                        "games can)")
     p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
 
 
@@ -317,7 +318,8 @@ def cmd_games(args) -> int:
     chosen = [get_game(args.game)] if args.game else list(games().values())
     for game in chosen:
         print(f"{game.name}  ({game.title}, {game.min_players}-{game.max_players} players, "
-              f"version {game.version}; rules explained in {game.rules_doc_path})")
+              f"version {game.version}{'; can rotate its seats' if game.runner().rotates else ''}; "
+              f"rules explained in {game.rules_doc_path})")
         detail = args.game is not None  # one game: where each parameter comes from, too
         print("  rules:")
         for r in game.rules:

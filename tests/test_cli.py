@@ -27,6 +27,19 @@ def test_help_lists_every_command(capsys):
         assert command in out
 
 
+def test_every_command_has_a_help_page(capsys):
+    # argparse formats help strings with %: a stray one crashes only when --help is asked for
+    from sim.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert {"run", "study", "trace", "plan", "serve", "bench"} <= set(commands)
+    for command in commands:
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "--help"])
+        assert exit_.value.code == 0, command
+        assert "usage: kaartlab " + command in capsys.readouterr().out, command
+
+
 def test_games_lists_rules_policies_and_columns(capsys):
     code, out, _ = run(capsys, "games", "knutten")
     assert code == 0

@@ -18,8 +18,10 @@ from sim.errors import SpecError
 from sim.spec import ArmSpec, StudySpec, default_batch_size, rotating_games
 
 SEED = 23
-POLICY = {"knutten": "cautious", "wizard": "heuristic"}
-DEAL = {"knutten": 1, "wizard": 3}  # the trace's deal event code (enums E_DEAL / EV_DEAL)
+ROTATING = ["knutten", "wippen", "wizard"]  # registry order
+POLICY = {"knutten": "cautious", "wizard": "heuristic", "wippen": "greedy"}
+# the trace's event code for a card dealt to a seat (enums E_DEAL / EV_DEAL / EV_CARD)
+DEAL = {"knutten": 1, "wizard": 3, "wippen": 5}
 
 
 def first_deal(game: str, rotate: bool, index: int, players: int = 4) -> dict[int, list[int]]:
@@ -36,10 +38,10 @@ def first_deal(game: str, rotate: bool, index: int, players: int = 4) -> dict[in
 
 
 def test_the_rotating_games_are_those_whose_kernels_rotate():
-    assert rotating_games() == ["knutten", "wizard"]
+    assert rotating_games() == ROTATING
 
 
-@pytest.mark.parametrize("game", ["knutten", "wizard"])
+@pytest.mark.parametrize("game", ROTATING)
 def test_rotation_zero_is_the_unrotated_game_and_rotation_k_shifts_the_hands(game):
     n = 4
     plain = ArmSpec.make(game, n, None, POLICY[game])
@@ -58,7 +60,7 @@ def test_rotation_zero_is_the_unrotated_game_and_rotation_k_shifts_the_hands(gam
     assert len({(int(b[k]["turns"]), tuple(b[k]["score"])) for k in range(n)}) > 1
 
 
-@pytest.mark.parametrize("game", ["knutten", "wizard"])
+@pytest.mark.parametrize("game", ROTATING)
 def test_rotated_games_play_checked_at_every_player_count(game):
     info = ArmSpec.make(game, 4, None, POLICY[game]).info
     for n in range(info.min_players, info.max_players + 1):
@@ -68,8 +70,8 @@ def test_rotated_games_play_checked_at_every_player_count(game):
 
 
 def test_spec_refuses_what_cannot_rotate():
-    with pytest.raises(SpecError, match="wippen cannot rotate its seats yet"):
-        ArmSpec.make("wippen", 2, None, None, rotate=True)
+    with pytest.raises(SpecError, match="wieweetwat cannot rotate its seats yet"):
+        ArmSpec.make("wieweetwat", 3, None, None, rotate=True)
     with pytest.raises(SpecError, match=r"rotate='yes': expected true or false"):
         ArmSpec.make("wizard", 4, None, None, rotate="yes")
     arm = ArmSpec.make("wizard", 3, None, None, rotate=True, name="r")

@@ -5,7 +5,10 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
   pot and redeals depend on (seed, g, d) and the cards in play only, never on the players, the
   rules of play or how earlier deals went;
 - seat s's random choices (a `random` player's moves, a `search` player's determinizations) come
-  from seat_stream_nb(seed, g, s). The other players draw nothing.
+  from seat_stream_nb(seed, g, s). The other players draw nothing;
+- an arm that rotates its seats (kernels/rotation_nb.py) plays game g // n at rotation g % n: its
+  deal streams, every hand dealt and each seat's stream shifted by the rotation (the pot and the
+  dealer stay where they are, so the seat's position is what differs).
 """
 import numpy as np
 
@@ -13,6 +16,7 @@ from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, trace_rows_nb
 from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, seat_stream_nb
+from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotating_nb, rotation_args_ok_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wippen.enums import (
     EV_CARD, EV_DEAL, EV_END, EV_GAME, EV_HAND, EV_PLAY, EV_POT, EV_REMOVED, EV_REST, EV_SCORE,
@@ -70,7 +74,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
     n = seat_policy.shape[0]
     if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
         return False
-    if rule_i.shape[0] != N_RULES or rule_f.shape[0] != 0:
+    if not rotation_args_ok_nb(rule_i, N_RULES) or rule_f.shape[0] != 0:
         return False
     if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
             or seat_f.shape[1] != len(SEAT_F_ORDER):
@@ -132,6 +136,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
     raise_double = rule_i[R_RAISE_DOUBLE] != 0
     target = rule_i[R_TARGET]
     fixed_deals = rule_i[R_DEALS]
+    rotating = rotating_nb(rule_i, N_RULES)
 
     stock = np.empty(N_CARDS, np.int64)
     hands = np.empty((MAX_PLAYERS, HAND), np.int64)
@@ -166,8 +171,9 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
         g = first + k
         rec = out[k]
         tr = tracing and k == 0
+        dg, shift = deal_of_nb(g, n, rotating)
         for s in range(n):
-            seat_rng[s] = seat_stream_nb(seed, g, s)
+            seat_rng[s] = seat_stream_nb(seed, dg, held_hand_nb(s, shift, n))
             totals[s] = 0
             position_points[s] = 0
             for x in range(N_SOURCES):
@@ -182,7 +188,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
         deal = np.int64(0)
         turns = 0
         while True:
-            shuffle_nb(deal_stream_nb(seed, g, deal), stock, in_play, n_in)
+            shuffle_nb(deal_stream_nb(seed, dg, deal), stock, in_play, n_in)
             pn = np.int64(0)
             last_capturer = np.int64(-1)
             for s in range(n):
@@ -193,7 +199,10 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
             public[:] = 0
             if tr:
                 tp = ev_nb(trace, tp, EV_DEAL, dealer, deal + 1, 0, 0, 0, 0, 0)
-            top = deal_hands_nb(stock, np.int64(0), hands, hand_n, n, dealer)
+            # dealt from `shift` seats earlier, seat u's cards of the unrotated deal go to seat
+            # u - shift: seat s holds what seat s + shift holds unrotated
+            deal_from = dealer - shift if dealer >= shift else dealer - shift + n
+            top = deal_hands_nb(stock, np.int64(0), hands, hand_n, n, deal_from)
             for j in range(POT_START):
                 c = stock[top]
                 top += 1
@@ -306,7 +315,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                     s = s + 1 if s + 1 < n else 0
                 if top >= n_in:
                     break
-                top = deal_hands_nb(stock, top, hands, hand_n, n, dealer)
+                top = deal_hands_nb(stock, top, hands, hand_n, n, deal_from)
                 hand_no += 1
             # the end of the deal: the last capturer takes what is left (no wip)
             rest = pot_cards_nb(item_m, pn)

@@ -132,6 +132,7 @@ class WippenRunner(GameRunner):
     kernel_module = "kernels.wippen.play_nb"
     enums_module = "kernels.wippen.enums"
     trace_rows = 1 << 16
+    rotates = True
 
     def check_arm(self, arm) -> None:
         rules = arm.rule_values
