@@ -39,3 +39,17 @@ def held_hand_nb(seat, shift, n):
     """Which seat's hand (and stream) of the unrotated deal `seat` holds at rotation `shift`."""
     h = seat + shift
     return h - n if h >= n else h
+
+
+@njit
+def rotate_seat_rows_nb(rows, counts, n, shift):
+    """Seat s takes row and count of seat (s + shift) % n, for hands kept as a row of cards per seat
+    and a count per seat: the rotated deal."""
+    for _ in range(shift):  # shift < n: one step at a time
+        first = rows[0].copy()
+        first_n = counts[0]
+        for s in range(n - 1):
+            rows[s] = rows[s + 1]
+            counts[s] = counts[s + 1]
+        rows[n - 1] = first
+        counts[n - 1] = first_n

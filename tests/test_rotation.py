@@ -18,10 +18,10 @@ from sim.errors import SpecError
 from sim.spec import ArmSpec, StudySpec, default_batch_size, rotating_games
 
 SEED = 23
-ROTATING = ["knutten", "wippen", "wizard"]  # registry order
-POLICY = {"knutten": "cautious", "wizard": "heuristic", "wippen": "greedy"}
+ROTATING = ["knutten", "wieisdeheer", "wippen", "wizard"]  # registry order
+POLICY = {"knutten": "cautious", "wizard": "heuristic", "wippen": "greedy", "wieisdeheer": "reasoner"}
 # the trace's event code for a card dealt to a seat (enums E_DEAL / EV_DEAL / EV_CARD)
-DEAL = {"knutten": 1, "wizard": 3, "wippen": 5}
+DEAL = {"knutten": 1, "wizard": 3, "wippen": 5, "wieisdeheer": 2}
 
 
 def first_deal(game: str, rotate: bool, index: int, players: int = 4) -> dict[int, list[int]]:
@@ -58,6 +58,16 @@ def test_rotation_zero_is_the_unrotated_game_and_rotation_k_shifts_the_hands(gam
         assert all(hands[s] == unrotated[(s + k) % n] for s in range(n)), (k, hands, unrotated)
     # the rotations are other games: not all four alike
     assert len({(int(b[k]["turns"]), tuple(b[k]["score"])) for k in range(n)}) > 1
+
+
+def test_the_mole_card_moves_with_the_hands():
+    n = 5
+    plain = ArmSpec.make("wieisdeheer", n, None, "reasoner")
+    rotated = ArmSpec.make("wieisdeheer", n, None, "reasoner", rotate=True)
+    a, _ = plain.info.runner().run_kernel(plain, SEED, 0, 4, checked=True)
+    b, _ = rotated.info.runner().run_kernel(rotated, SEED, 0, 4 * n, checked=True)
+    for d in range(4):
+        assert [int(b[d * n + k]["mole"]) for k in range(n)] == [(int(a[d]["mole"]) - k) % n for k in range(n)]
 
 
 @pytest.mark.parametrize("game", ROTATING)

@@ -5,7 +5,10 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
   the discard pile from deal_stream_nb(seed, g, k);
 - seat s's random choices (a random player's cards, the mole's sabotage coins) come from
   seat_stream_nb(seed, g, s);
-- the answers to questions (how each answer reads) come from extra_stream_nb(seed, g, 0).
+- the answers to questions (how each answer reads) come from extra_stream_nb(seed, g, 0);
+- an arm that rotates its seats (kernels/rotation_nb.py) plays game g // n at rotation g % n: the
+  streams of game g // n, with each seat's hand, its stream and the mole card shifted by the
+  rotation (seat 0 still starts, so the seat's position is what differs).
 """
 import numpy as np
 
@@ -13,6 +16,9 @@ from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
 from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
+from kernels.rotation_nb import (
+    deal_of_nb, held_hand_nb, rotate_seat_rows_nb, rotating_nb, rotation_args_ok_nb,
+)
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wieisdeheer.belief_nb import (
     act_likelihoods_nb, answer_likelihoods_nb, bayes_update_nb, brier_nb, init_beliefs_nb,
@@ -96,7 +102,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
     n = seat_policy.shape[0]
     if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
         return False
-    if rule_i.shape[0] != N_RULES_I or rule_f.shape[0] != N_RULES_F:
+    if not rotation_args_ok_nb(rule_i, N_RULES_I) or rule_f.shape[0] != N_RULES_F:
         return False
     if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
             or seat_f.shape[1] != len(SEAT_F_ORDER):
@@ -168,16 +174,20 @@ def new_tables_nb():
 
 
 @njit
-def start_game_nb(seed, g, n, jokers, seat_i, tb):
-    """Deal game g onto the tables `tb` and reset its beliefs, streams and records."""
+def start_game_nb(seed, g, shift, n, jokers, seat_i, tb):
+    """Deal game g at rotation `shift` (0: unrotated) onto the tables `tb` and reset its beliefs,
+    streams and records."""
     st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = tb
     mole = setup_nb(seed, g, n, jokers, st, hands, hand_n, draw, disc, in_disc)
+    if shift != 0:
+        rotate_seat_rows_nb(hands, hand_n, n, shift)
+        mole = mole - shift if mole >= shift else mole - shift + n  # the king moves with the cards
     init_beliefs_nb(post, n)
     init_beliefs_nb(pub, n)
     told[:] = 0.0
     rng[MAX_PLAYERS] = extra_stream_nb(seed, g, np.int64(0))
     for s in range(n):
-        rng[s] = seat_stream_nb(seed, g, s)
+        rng[s] = seat_stream_nb(seed, g, held_hand_nb(s, shift, n))
         for row in range(N_PER):
             per[row, s] = 0
         per[PS_SUSPECT, s] = -1
@@ -202,13 +212,15 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
     tb = new_tables_nb()
     st, hands, hand_n, draw, disc, in_disc, seen, counts, post, told, pub, rng, per, gs = tb
     tracing = traced_nb(trace)
+    rotating = rotating_nb(rule_i, N_RULES_I)
     tp = 0
 
     for k in range(count):
         g = first + k
         rec = out[k]
         tr = tracing and k == 0
-        start_game_nb(seed, g, n, jokers, seat_i, tb)
+        dg, shift = deal_of_nb(g, n, rotating)
+        start_game_nb(seed, dg, shift, n, jokers, seat_i, tb)
         mole = gs[G_MOLE]
         if tr:
             tp = ev_nb(trace, tp, EV_GAME, -1, n, jokers, st[ST_CARDS], mole, 0, 0)
@@ -219,7 +231,7 @@ def play_nb(seed, first, count, rule_i, rule_f, policies, seat_i, seat_f, out, t
             tp = beliefs_ev_nb(trace, tp, post, n)
         if checked and not cards_conserved_nb(st, hands, hand_n, n, draw, disc, in_disc, seen):
             return CARDS_LOST, g, tp
-        status, tp = play_turns_nb(seed, g, rule_i, rule_f, policies, seat_i, seat_f, tb, trace,
+        status, tp = play_turns_nb(seed, dg, rule_i, rule_f, policies, seat_i, seat_f, tb, trace,
                                    tp, tr, checked, search, -1, MAX_TURNS + 1)
         if status != OK:
             return status, g, tp

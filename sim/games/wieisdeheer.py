@@ -142,6 +142,7 @@ class WieIsDeHeerRunner(GameRunner):
     kernel_module = "kernels.wieisdeheer.play_nb"
     enums_module = "kernels.wieisdeheer.enums"
     trace_rows = 1 << 15
+    rotates = True
 
     def render_trace(self, arm, seed, index, rows, record) -> str:
         from sim.games.wieisdeheer_trace import render
