@@ -1,11 +1,11 @@
 """Fewest games for an answer: games needed for a +-0.5-point interval, design against design.
 
-    python -m benchmarks.fewest_games [--deals N] [--seed S] [--only knutten|wizard] [--json PATH]
+    python -m benchmarks.fewest_games [--deals N] [--seed S] [--only GAME] [--json PATH]
 
-Four questions (issue: "Fewest games for an answer"), each answered to a 95 % half-width of
-0.5 percentage points:
-- Knutten, seat 0's edge; Knutten, John Knut's effect on seat 0's edge;
-- Wizard, seat 0's edge; Wizard, the hook rule's effect on seat 0's edge.
+Two questions per game that rotates its seats (issue: "Fewest games for an answer"), each answered
+to a 95 % half-width of 0.5 percentage points: seat 0's edge, and a rule's effect on it
+(Knutten: John Knut; Wizard: the hook rule; Wippen: a target of 40 points instead of 52; Wie is
+de Heer?: answers read by every seat).
 
 For each, four designs play the same arms (all seats the game's default heuristic player, 4 seats):
 - independent: every game a fresh deal, the two arms of an effect on unrelated games;
@@ -36,8 +36,10 @@ PLAYERS = 4
 QUESTIONS = {  # game: (policy, rule of the effect, its two values)
     "knutten": ("cautious", "john_knut", (True, False)),
     "wizard": ("heuristic", "hook_rule", (True, False)),
+    "wippen": ("greedy", "target", (52, 40)),
+    "wieisdeheer": ("reasoner", "answers_public", (False, True)),
 }
-DEFAULT_DEALS = {"knutten": 100_000, "wizard": 25_000}
+DEFAULT_DEALS = {"knutten": 100_000, "wizard": 25_000, "wippen": 10_000, "wieisdeheer": 25_000}
 
 
 def seat0_weight(out) -> np.ndarray:
@@ -94,7 +96,7 @@ def measure(game: str, deals: int, seed: int) -> list[dict]:
     ]
     for row in rows:
         base = row["designs"]["independent"]
-        row["fewer"] = {k: base / v for k, v in row["designs"].items()}
+        row["fewer"] = {k: base / v if v else float("inf") for k, v in row["designs"].items()}
         row["deals"], row["games_per_arm"], row["seconds"] = deals, games, seconds
     return rows
 
