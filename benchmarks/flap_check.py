@@ -1,7 +1,8 @@
 """Does the regression check flap, and does it catch a slower kernel? Measured, not assumed.
 
     python -m benchmarks.flap_check [--cases '*/kernel,*/play_batch'] [--baseline-runs 5]
-                                    [--equal 10] [--slowed 5] [--slower 0.10] [--json out.json]
+                                    [--equal 10] [--slowed 5] [--slower 0.10] [--confirm 2]
+                                    [--json out.json]
 
 Records a baseline of `--baseline-runs` quick runs (each case's median and its tolerance from their
 spread, as `kaartlab bench --quick --runs N` does), then compares `--equal` further runs of the same
@@ -16,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.compare import compare, merge_runs, parse_patterns
+from benchmarks.compare import confirm, merge_runs, parse_patterns
 from benchmarks.suite import Settings, run_suite
 
 
@@ -24,6 +25,13 @@ def measure(games, patterns, handicap=None) -> dict:
     settings = Settings.make(games, patterns, quick=True, command="benchmarks.flap_check", progress=False)
     settings.handicap = dict(handicap or {})
     return run_suite(settings)
+
+
+def judge(baseline, result, games, looks, handicap=None):
+    """The check as `kaartlab bench --compare` makes it: flagged timed cases are measured `looks`
+    more times (the same handicap: a slowed kernel stays slowed) and judged on their median."""
+    return confirm(baseline, result, lambda names: measure(games, names, handicap), looks,
+                   echo=lambda line: print("  " + line, flush=True))[1]
 
 
 def main(argv=None) -> int:
@@ -36,6 +44,7 @@ def main(argv=None) -> int:
     p.add_argument("--equal", type=int, default=10)
     p.add_argument("--slowed", type=int, default=5)
     p.add_argument("--slower", type=float, default=0.10)
+    p.add_argument("--confirm", type=int, default=2, help="more looks at a flagged case (0: none)")
     p.add_argument("--json", dest="json_path")
     args = p.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
@@ -51,7 +60,7 @@ def main(argv=None) -> int:
 
     equal = []
     for k in range(args.equal):
-        result = compare(baseline, measure(games, patterns))
+        result = judge(baseline, measure(games, patterns), games, args.confirm)
         equal.append([r.name for r in result.regressions])
         print(f"equal run {k + 1}/{args.equal}: "
               + (f"FLAGGED {', '.join(equal[-1])}" if equal[-1] else "passed"), flush=True)
@@ -59,7 +68,8 @@ def main(argv=None) -> int:
     slowed = []
     for k in range(args.slowed):
         victim = kernels[k % len(kernels)]
-        result = compare(baseline, measure(games, patterns, {victim: args.slower}))
+        result = judge(baseline, measure(games, patterns, {victim: args.slower}), games, args.confirm,
+                       {victim: args.slower})
         flagged = [r.name for r in result.regressions]
         ratio = next(r.ratio for r in result.rows if r.name == victim)
         slowed.append({"slowed": victim, "ratio": ratio, "flagged": flagged})
