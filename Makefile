@@ -15,7 +15,7 @@ serve: $(STAMP)  # the web service on http://127.0.0.1:8000/ (docs/service.md)
 
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
-	$(BIN)/kaartlab compile  # every game's kernel, games in parallel (a fresh clone compiles minutes)
+	$(BIN)/kaartlab compile --trace --search  # every kernel the tests run, games in parallel (minutes on a fresh clone)
 	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=25  # a process per core, each file in one
 
 bench: $(STAMP)

@@ -110,11 +110,15 @@ def snapshot(ref: str, into: Path) -> None:
         path.write_text(rewrite_imports(path.read_text()))
 
 
-def known_inputs(enums, inputs):
+def known_inputs(enums, inputs, runner=None):
     """The kernel inputs a version of the kernel knows: one from before a player parameter was
-    added takes only the seat_i columns of its SEAT_I_ORDER (new parameters are appended)."""
+    added takes only the seat_i columns of its SEAT_I_ORDER (new parameters are appended); one from
+    before the searching seats were passed (enums DATA_SEARCHING) takes `data` without them."""
     width = len(getattr(enums, "SEAT_I_ORDER", ()))
-    return inputs._replace(seat_i=np.ascontiguousarray(inputs.seat_i[:, :width]))
+    inputs = inputs._replace(seat_i=np.ascontiguousarray(inputs.seat_i[:, :width]))
+    if runner is not None and runner.search_policy and not getattr(enums, "DATA_SEARCHING", False):
+        inputs = inputs._replace(data=inputs.data[:-1])
+    return inputs
 
 
 def player(package: str, game: str, arm):
@@ -124,7 +128,7 @@ def player(package: str, game: str, arm):
     runner = get_game(game).runner()
     enums = importlib.import_module(f"{package}.{game}.enums")
     driver = importlib.import_module(f"{package}.{game}.play_nb").play_games_nb
-    inputs = known_inputs(enums, runner.kernel_inputs(arm))
+    inputs = known_inputs(enums, runner.kernel_inputs(arm), runner)
 
     def play(start: int, count: int, checked: bool = False):
         out = np.zeros(count, dtype=enums.OUT_DTYPE)

@@ -1,7 +1,8 @@
 """How many Numba specialisations a game's kernel compiles, how many of them differ only in a
 literal argument, and what a cold compile costs in CPU seconds.
 
-    python -m benchmarks.specialisations GAME [GAME ...] [--typing-only] [--json]
+    python -m benchmarks.specialisations GAME [GAME ...] [--typing-only] [--trace] [--search]
+                                         [--json]
 
 Numba compiles a helper once per distinct tuple of argument types. A constant passed straight
 into a helper (`deal_hands_nb(stock, 0, ...)`), or a variable that holds a constant where it is
@@ -11,7 +12,9 @@ code and plays exactly the same games. Such a pair is a *literal duplicate* here
 
 Each game is compiled in a fresh interpreter with NUMBA_CACHE_DIR pointed at a new temporary
 directory, so the compile is cold and the shared cache is left alone. It compiles what `kaartlab
-compile` compiles (the driver untraced and traced, sim/precompile.py) and reports the CPU seconds
+compile` compiles (the driver for a batch without a search seat; with --trace and --search also the
+traced one and the searching one, as `kaartlab compile --trace --search`: sim/precompile.py) and
+reports the CPU seconds
 of that process (all threads; on a loaded machine CPU seconds move much less than wall seconds),
 the kernel functions that were specialised, their specialisations and the literal duplicates.
 
@@ -140,17 +143,18 @@ def install_typing_only() -> None:
     Dispatcher.compile = compile_typing_only
 
 
-def compile_for_census(name: str, typing_only: bool) -> dict:
+def compile_for_census(name: str, typing_only: bool, trace: bool = False,
+                       search: bool = False) -> dict:
     """Compile game `name` as `kaartlab compile` does (or type it only); the census and CPU time."""
     import time
 
     import numpy as np
 
+    from sim.precompile import compile_game
     from sim.registry import get_game
     from sim.spec import ArmSpec
 
     game = get_game(name)
-    arm = ArmSpec.make(name, game.min_players, None, game.policies[0].name)
     runner = game.runner()
     start = time.process_time()
     if typing_only:
@@ -159,20 +163,26 @@ def compile_for_census(name: str, typing_only: bool) -> dict:
 
         enums = importlib.import_module(f"kernels.{name}.enums")
         driver = importlib.import_module(f"kernels.{name}.play_nb").play_games_nb
-        inputs = runner.kernel_inputs(arm)
-        trace = np.zeros((2, enums.TRACE_WIDTH), np.int32)
+        arms = [ArmSpec.make(name, game.min_players, None, game.policies[0].name)]
+        if search and runner.search_policy:
+            arms.append(ArmSpec.make(name, game.min_players, None, runner.search_policy))
+        traces = [None] + ([np.zeros((2, enums.TRACE_WIDTH), np.int32)] if trace else [])
         out = np.zeros(1, dtype=enums.OUT_DTYPE)
-        for t in (None, trace):  # the two specialisations `kaartlab compile` makes
-            driver.compile(tuple(driver.typeof_pyval(v) for v in
-                                 (np.int64(0), np.int64(0), np.int64(1), *inputs, out, t, False)))
+        for k, arm in enumerate(arms):  # the specialisations `kaartlab compile` makes
+            inputs = runner.kernel_inputs(arm)
+            for t in traces if k == 0 else [None]:
+                driver.compile(tuple(driver.typeof_pyval(v) for v in
+                                     (np.int64(0), np.int64(0), np.int64(1), *inputs, out, t,
+                                      t is not None)))
     else:
-        runner.run_kernel(arm, 0, 0, 1)
-        runner.traced(arm, 0, 0)
+        compile_game(name, trace, search)
     cpu = time.process_time() - start
     functions = census()
     return {
         "game": name,
         "typing_only": typing_only,
+        "trace": trace,
+        "search": search,
         "cpu_seconds": round(cpu, 1),
         "functions": len(functions),
         "specialisations": sum(f["specialisations"] for f in functions.values()),
@@ -184,13 +194,14 @@ def compile_for_census(name: str, typing_only: bool) -> dict:
 
 # ------------------------------------------------------------------------ the parent
 
-def measure(name: str, typing_only: bool = False) -> dict:
+def measure(name: str, typing_only: bool = False, trace: bool = False,
+            search: bool = False) -> dict:
     """Run compile_for_census in a fresh interpreter with a fresh Numba cache directory."""
     with tempfile.TemporaryDirectory(prefix="kaartlab-cold-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         cmd = [sys.executable, "-m", "benchmarks.specialisations", "--child", name]
-        if typing_only:
-            cmd.append("--typing-only")
+        cmd += [flag for flag, on in (("--typing-only", typing_only), ("--trace", trace),
+                                      ("--search", search)) if on]
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{name}: the compile failed:\n{done.stderr[-4000:]}")
@@ -203,15 +214,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("games", nargs="+")
     parser.add_argument("--typing-only", action="store_true",
                         help="type inference only: the specialisations, not the compile's cost")
+    parser.add_argument("--trace", action="store_true", help="also the traced driver")
+    parser.add_argument("--search", action="store_true",
+                        help="also the driver for a table with a search seat")
     parser.add_argument("--json", action="store_true", help="one JSON object per game")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     if args.child:
-        print(json.dumps(compile_for_census(args.games[0], args.typing_only)))
+        print(json.dumps(compile_for_census(args.games[0], args.typing_only, args.trace,
+                                             args.search)))
         return 0
     for name in args.games:
-        result = measure(name, args.typing_only)
+        result = measure(name, args.typing_only, args.trace, args.search)
         if args.json:
             print(json.dumps(result), flush=True)
             continue

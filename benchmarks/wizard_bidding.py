@@ -62,7 +62,10 @@ def play(package: str, n: int, games: int, seed: int, trace_games: int,
     policies = np.full(n, POLICY_IDS[policy], dtype=np.int64)
     extra = (np.zeros(len(enums.RULE_I_ORDER), np.int64), np.zeros(0, np.float64), policies,
              np.full((n, len(enums.SEAT_I_ORDER)), SEARCH_SAMPLES, np.int64),
-             np.zeros((n, 0), np.float64), ())
+             np.zeros((n, 0), np.float64),
+             # the searching seats (sim/contract.py), for a version of the kernel that takes them
+             (np.arange(n) if policy == "search" else None,)
+             if getattr(enums, "DATA_SEARCHING", False) else ())
     out = np.zeros(games, dtype=enums.OUT_DTYPE)
     status, failed, _ = play_nb.play_games_nb(np.int64(seed), np.int64(0), np.int64(games), *extra,
                                               out, None, False)

@@ -37,7 +37,8 @@ def make_runner(players: int, policy: str, count: int, rounds: int = 0):
     policies = np.full(n, POLICY_IDS[policy], dtype=np.int64)
     seat_i = np.full((n, len(e.SEAT_I_ORDER)), SAMPLES.default, dtype=np.int64)  # the default budget
     args = (rule_i, np.zeros(0, np.float64), policies, seat_i,
-            np.zeros((n, 0), np.float64), (), np.zeros(count, dtype=e.OUT_DTYPE), None, False)
+            np.zeros((n, 0), np.float64), (np.arange(n) if policy == "search" else None,),
+            np.zeros(count, dtype=e.OUT_DTYPE), None, False)
 
     def run(start: int, games: int):
         status, failed, _ = play_games_nb(np.int64(12345), np.int64(start), np.int64(games), *args)

@@ -204,13 +204,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compile", help="compile the games' kernels into the cache ahead of time",
                        description="Compiles every game's kernel (or the games named) into Numba's "
-                                   "on-disk cache, several games at once, so that the first study, "
-                                   "trace or test of each game loads it instead of compiling (Wippen "
-                                   "takes minutes). Needed again only after a file under kernels/ "
-                                   "changes.")
+                                   "on-disk cache, several games at once, so that the first study "
+                                   "of each game loads it instead of compiling (Wippen takes a "
+                                   "minute or more). By default only what a study without a search "
+                                   "player runs; --trace and --search add the rest, which otherwise "
+                                   "compiles on its first call. Needed again only after a file "
+                                   "under kernels/ changes.")
     p.add_argument("game", nargs="*", help="game name(s) (default: every game)")
     p.add_argument("--jobs", type=int, default=None,
                    help="processes compiling at once (default: the usable cores)")
+    p.add_argument("--trace", action="store_true",
+                   help="also the traced kernel `kaartlab trace` runs (one game, move by move)")
+    p.add_argument("--search", action="store_true",
+                   help="also the kernel for tables with a search player")
     p.set_defaults(handler=cmd_compile)
 
     p = sub.add_parser("serve", help="run studies as a service: a web catalogue, a form, a queue and an API",
@@ -653,7 +659,7 @@ def cmd_compile(args) -> int:
         raise SpecError(f"--jobs must be at least 1, got {args.jobs}")
     start = time.perf_counter()
     print(f"compiling {len(names)} game kernel(s) into the cache ...")
-    compile_games(names, args.jobs)
+    compile_games(names, args.jobs, trace=args.trace, search=args.search)
     print(f"compiled in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -19,7 +19,9 @@ seat_policy          int64[players]: each seat's policy id
 seat_i, seat_f       int64 / float64 [players, k]: each seat's player parameters, the game's
                      player parameters in declaration order (enums SEAT_I_ORDER, SEAT_F_ORDER);
                      a seat whose policy lacks one gets its default
-data                 a tuple of arrays: the game's data inputs as `data_arrays` makes them
+data                 a tuple of arrays: the game's data inputs as `data_arrays` makes them; for a
+                     game with a `search_policy`, one more item: None when no seat searches (the
+                     driver is then compiled without the search's code), else the searching seats
 out                  a record array (enums OUT_DTYPE) of >= count rows: field names are the column
                      names; list columns are fixed-size subarrays, trimmed per arm
 trace                None in batches, else int32[rows, TRACE_WIDTH] for the first game's events
@@ -59,6 +61,9 @@ class GameRunner:
     enums_module: str  # RULE_I_ORDER, RULE_F_ORDER, SEAT_I_ORDER, SEAT_F_ORDER, OUT_DTYPE, TRACE_WIDTH
     trace_rows: int = 16384
     rotates: bool = False  # the kernel can rotate the seats over each deal (kernels/rotation_nb.py)
+    # the policy whose code the driver compiles only for tables that seat it: `data` ends with
+    # search_seats(arm), None (a type of its own to Numba) when no seat plays it
+    search_policy: str | None = None
 
     # ------------------------------------------------------------------ hooks (per game)
 
@@ -82,6 +87,11 @@ class GameRunner:
     def enums(self):
         return importlib.import_module(self.enums_module)
 
+    def search_seats(self, arm) -> np.ndarray | None:
+        """The seats playing `search_policy` (int64), or None when there are none."""
+        seats = [s for s, seat in enumerate(arm.seats) if seat.policy == self.search_policy]
+        return np.array(seats, dtype=np.int64) if seats else None
+
     def kernel_inputs(self, arm) -> KernelInputs:
         game = self.game
         rule_i, rule_f = kernel_arrays(game.rules, arm.rule_values)
@@ -99,7 +109,8 @@ class GameRunner:
         return KernelInputs(rule_i, rule_f, policy,
                             np.array(seat_i, dtype=np.int64).reshape(arm.players, n_i),
                             np.array(seat_f, dtype=np.float64).reshape(arm.players, n_f),
-                            tuple(self.data_arrays(arm)))
+                            tuple(self.data_arrays(arm))
+                            + ((self.search_seats(arm),) if self.search_policy else ()))
 
     def run_kernel(self, arm, seed: int, first: int, count: int, checked: bool = False,
                    trace: np.ndarray | None = None, inputs: KernelInputs | None = None):

@@ -189,7 +189,7 @@ def kernel_args(players=4, rules=None, policies="cautious", count=3):
                 rule_i=kn.RUNNER.kernel_inputs(arm).rule_i, rule_f=np.zeros(0),
                 seat_policy=kn.RUNNER.kernel_inputs(arm).seat_policy,
                 seat_i=kn.RUNNER.kernel_inputs(arm).seat_i,
-                seat_f=np.zeros((players, 0)), data=kn.RUNNER.data_arrays(arm),
+                seat_f=np.zeros((players, 0)), data=kn.RUNNER.kernel_inputs(arm).data,
                 out=np.zeros(count, E.OUT_DTYPE), trace=None, checked=True)
 
 
@@ -197,9 +197,9 @@ def test_bad_driver_arguments_are_refused():
     from kernels.knutten.play_nb import play_games_nb
 
     assert play_games_nb(**kernel_args())[0] == status.OK
-    cards, designs = kernel_args()["data"]
+    cards, designs, searching = kernel_args()["data"]
     with_john = (np.vstack([cards, [[E.K_JOHN, 0, 0, len(designs)]]]),
-                 np.vstack([designs, [[E.K_JOHN, 0, 0, 1]]]))
+                 np.vstack([designs, [[E.K_JOHN, 0, 0, 1]]]), searching)
     spoiled = {
         "one player": dict(seat_policy=np.array([1]), seat_i=np.zeros((1, 1), np.int64),
                            seat_f=np.zeros((1, 0))),
@@ -209,6 +209,9 @@ def test_bad_driver_arguments_are_refused():
         "start id": dict(seat_i=np.array([[0, 64], [0, 64], [5, 64], [0, 64]])),
         "search samples": dict(seat_policy=np.array([1, 3, 1, 1]),
                                seat_i=np.array([[0, 64], [0, 0], [0, 64], [0, 64]])),
+        # searching seats None: the kernel was compiled without the search
+        "search seat not passed": dict(seat_policy=np.array([1, 3, 1, 1]),
+                                       seat_i=np.array([[0, 64], [0, 64], [0, 64], [0, 64]])),
         "seat_i shape": dict(seat_i=np.zeros((4, 3), np.int64)),
         "rule_i shape": dict(rule_i=np.zeros(3, np.int64)),
         "rule_f shape": dict(rule_f=np.zeros(1)),

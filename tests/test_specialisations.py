@@ -31,8 +31,21 @@ def test_a_literal_and_its_type_alike_are_found_and_other_pairs_are_not():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_no_helper_is_compiled_for_a_literal_and_its_type_alike(game):
-    result = measure(game, typing_only=True)
+    result = measure(game, typing_only=True, trace=True, search=True)
     assert result["specialisations"] >= result["functions"] > 10  # the census saw the kernel
     assert result["literal_duplicates"] == {}, (
         f"{game}: helpers typed for a literal and for its type alike (pass np.int64(...), or "
         f"start the variable from np.int64(...)): {result['literal_duplicates']}")
+
+
+@pytest.mark.parametrize("game", ["knutten", "wizard"])
+def test_a_table_without_a_search_seat_compiles_no_search_code(game):
+    """What `kaartlab compile` compiles by default (a batch without a search seat) types no function
+    of the game's search_nb: the runner passes None for the searching seats and the driver prunes
+    the search's branches (sim/contract.py). Wippen's and Wie is de Heer?'s drivers do the same,
+    checked by `python -m benchmarks.specialisations wippen wieisdeheer --typing-only` (minutes)."""
+    plain = measure(game, typing_only=True)
+    searching = measure(game, typing_only=True, search=True)
+    module = f"kernels.{game}.search_nb."
+    assert plain["functions"] > 10 and not [f for f in plain["detail"] if f.startswith(module)]
+    assert [f for f in searching["detail"] if f.startswith(module)]  # the census would see them

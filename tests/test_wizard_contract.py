@@ -27,7 +27,7 @@ def call(players=4, rules=None, policies=None, count=5, first=0, trace=None, che
         rule_f=np.zeros(0, dtype=np.float64),
         seat_policy=np.array(policies or [E.P_HEURISTIC] * players, dtype=np.int64),
         seat_i=np.full((players, 1), 32, dtype=np.int64),
-        seat_f=np.zeros((players, 0), dtype=np.float64), data=(), out=np.zeros(count, dtype=E.OUT_DTYPE), trace=trace, checked=checked)
+        seat_f=np.zeros((players, 0), dtype=np.float64), data=(np.arange(players),), out=np.zeros(count, dtype=E.OUT_DTYPE), trace=trace, checked=checked)
     args.update(bad)
     result = play_games_nb(*args.values())
     return result, args["out"]

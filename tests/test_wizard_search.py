@@ -251,7 +251,7 @@ def test_the_kernel_refuses_samples_out_of_bounds_at_a_search_seat():
         seat_i = np.full((4, 1), samples, np.int64)
         return play_games_nb(np.int64(1), np.int64(0), np.int64(1), np.zeros(4, np.int64),
                              np.zeros(0), np.full(4, policy, np.int64), seat_i,
-                             np.zeros((4, 0)), (), np.zeros(1, E.OUT_DTYPE), None, True)
+                             np.zeros((4, 0)), (np.arange(4),), np.zeros(1, E.OUT_DTYPE), None, True)
 
     assert run(E.P_SEARCH, 0)[0] == run(E.P_SEARCH, 1025)[0] == status.BAD_ARGS
     assert run(E.P_SEARCH, 1)[0] == run(E.P_HEURISTIC, 0)[0] == status.OK  # only search reads it

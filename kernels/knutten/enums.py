@@ -104,3 +104,6 @@ SKIP_EMPTY_HAND, SKIP_STUCK = 0, 1
 # The most turns a game may take (turns as counted in the record); a game that has not ended by
 # then stops the batch with status TOO_LONG. Only a strange deck (say, every value 0) gets there.
 MAX_TURNS = 1_000_000
+
+# the driver's `data` ends with the searching seats or None (sim/contract.py, search_policy)
+DATA_SEARCHING = True

@@ -411,22 +411,35 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """Play games first..first+count-1 of an arm: game first+k into out[k] (OUT_DTYPE).
 
     rule_i: the RULE_I_ORDER values; rule_f: empty. seat_policy: a P_* id per seat; seat_i: a
-    SEAT_I_ORDER row per seat; seat_f: (seats, 0). data: (cards, designs), the plain deck without
-    John (the kernel adds him when john_knut is 1). trace: None, or an int32 (rows, TRACE_WIDTH)
+    SEAT_I_ORDER row per seat; seat_f: (seats, 0). data: (cards, designs, searching): the plain
+    deck without John (the kernel adds him when john_knut is 1), and the searching seats or None
+    (sim/contract.py). trace: None, or an int32 (rows, TRACE_WIDTH)
     array that receives the first game's events. checked: verify every move and every card.
 
     Returns (status (kernels/status.py), the failed game or -1, trace rows written)."""
-    cards, designs = data
+    cards, designs, searching = data
     if not args_are_sound_nb(count, rule_i, rule_f, seat_policy, seat_i, seat_f, cards, designs,
                              out):
         return BAD_ARGS, first, np.int64(0)
-    for p in range(seat_policy.shape[0]):
-        if seat_policy[p] == P_SEARCH:
-            search = search_nb.new_workspace_nb(cards, designs, rule_i, seat_policy, seat_i)
-            return play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs,
-                               out, trace, checked, search)
+    return start_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs, out,
+                        trace, checked, searching)
+
+
+@njit
+def start_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs, out, trace,
+                 checked, searching):
+    """play_arm_nb with the search's workspace, or None when `searching` (data's last item: the
+    searching seats) is None. Numba prunes branches on a None argument, so an arm without a search
+    seat compiles no search code; a search seat it was not told of is BAD_ARGS."""
+    if searching is None:
+        for p in range(seat_policy.shape[0]):
+            if seat_policy[p] == P_SEARCH:
+                return BAD_ARGS, first, np.int64(0)
+        return play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs, out,
+                           trace, checked, None)
+    search = search_nb.new_workspace_nb(cards, designs, rule_i, seat_policy, seat_i)
     return play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs, out,
-                       trace, checked, None)
+                       trace, checked, search)
 
 
 @njit

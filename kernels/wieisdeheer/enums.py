@@ -175,3 +175,6 @@ OUT_DTYPE = np.dtype([
     ("voided", np.int16, (MAX_PLAYERS,)),
     ("drawn", np.int16, (MAX_PLAYERS,)),
 ], align=True)
+
+# the driver's `data` ends with the searching seats or None (sim/contract.py, search_policy)
+DATA_SEARCHING = True

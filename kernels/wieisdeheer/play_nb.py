@@ -134,26 +134,38 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
 
     rule_i: int64[8] in RULE_I_ORDER; rule_f: float64[1] (answer_accuracy). seat_policy:
     int64[players] (P_*); seat_i: int64[players, 3] (mole_style, rich, samples); seat_f:
-    float64[players, 3] (sabotage, bluff, suspect_sabotage); data: () (no data inputs). out: OUT_DTYPE records.
+    float64[players, 3] (sabotage, bluff, suspect_sabotage); data: (the searching seats or None,)
+    (sim/contract.py). out: OUT_DTYPE records.
     trace: None, or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after
     every action, verify that the card fitted, every card is in exactly one place and every
     posterior is a distribution.
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
-    # the search's workspace, made once per call; without a search seat the loop is compiled
-    # without the search (Numba prunes the `search is None` branches). A traced call (one game,
-    # where speed does not matter) always takes the search's loop: one traced loop to compile, not
-    # two (the search's steps run for search seats only, so the rows are the same)
+    return start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
+                    checked, data[0])
+
+
+@njit
+def start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace, checked,
+             searching):
+    """play_nb with the search's workspace, made once per call, or None. `searching` (data's item:
+    the searching seats, or None) and `trace` are arguments so that Numba prunes the branches on
+    them: a batch without a search seat compiles the loop without the search, and no search code
+    at all (a search seat it was not told of is BAD_ARGS). A traced call (one game, where speed
+    does not matter) always takes the search's loop: one traced loop to compile, not two (the
+    search's steps run for search seats only, so the rows are the same)."""
     if trace is not None:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
                        checked, search_nb.new_workspace_nb(seat_policy))
-    for s in range(seat_policy.shape[0]):
-        if seat_policy[s] == P_SEARCH:
-            return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out,
-                           trace, checked, search_nb.new_workspace_nb(seat_policy))
+    if searching is None:
+        for s in range(seat_policy.shape[0]):
+            if seat_policy[s] == P_SEARCH:
+                return BAD_ARGS, -1, 0
+        return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
+                       checked, None)
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
-                   checked, None)
+                   checked, search_nb.new_workspace_nb(seat_policy))
 
 
 @inline

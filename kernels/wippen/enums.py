@@ -125,3 +125,6 @@ OUT_DTYPE = np.dtype([
     ("wips", np.int16, (MAX_PLAYERS,)),
     ("position_points", np.int32, (MAX_PLAYERS,)),  # points scored from play position p (n-1 = dealer)
 ], align=True)
+
+# the driver's `data` ends with the searching seats or None (sim/contract.py, search_policy)
+DATA_SEARCHING = True

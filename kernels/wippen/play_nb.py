@@ -104,23 +104,37 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
 
     rule_i: int64[N_RULES] in RULE_I_ORDER; rule_f: float64[0]. seat_policy: int64[players], a
     policy id (P_*) per seat; seat_i: int64[players, 1] (samples); seat_f: float64[players, 2]
-    (risk, max_risk); data: () (no data inputs). out: OUT_DTYPE records. trace: None, or
-    int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every card,
+    (risk, max_risk); data: (the searching seats or None,) (sim/contract.py). out: OUT_DTYPE
+    records. trace: None, or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every card,
     verify that the move was legal and every card is in exactly one place.
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
-    return play_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out,
-                   trace_rows_nb(trace, TRACE_WIDTH), checked, new_workspace_nb())
+    return start_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out,
+                    trace_rows_nb(trace, TRACE_WIDTH), checked, data[0])
+
+
+@njit
+def start_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked, searching):
+    """play_nb with the search's workspace, or None when `searching` (data's item: the searching
+    seats) is None. Numba prunes branches on a None argument, so a table without a search seat
+    compiles no search code; a search seat it was not told of is BAD_ARGS."""
+    if searching is None:
+        for s in range(policies.shape[0]):
+            if policies[s] == P_SEARCH:
+                return BAD_ARGS, -1, 0
+        return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
+                       None)
+    return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
+                   new_workspace_nb())
 
 
 @njit
 def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked, search):
     """The driver after its checks, one loop for batches and traces: `trace` has no rows in a
     batch (the trace's branches are then never taken). `search`: the search players' workspace
-    (search_nb.new_workspace_nb), made whether or not a seat searches, so that Numba compiles the
-    loop once (a copy without the search, as before, doubled a compile of minutes and gained
-    nothing measurable)."""
+    (search_nb.new_workspace_nb), or None at a table without a search seat: the loop is then
+    compiled without the search (one copy per process: start_nb's caller says which)."""
     n = policies.shape[0]
     decks = decks_for_nb(rule_i[R_DECKS], n)
     in_play = np.empty(N_CARDS, np.int64)
@@ -245,7 +259,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                         item_worths_nb(item_m, pn, worth, item_w)
                         if pol == P_SEARCH:
                             choice = np.int64(0)
-                            if nm > 1:
+                            if search is not None and nm > 1:
                                 choice = search_move_nb(
                                     search, s, seat_i[s, SI_SAMPLES], seat_rng, n, dealer, hands,
                                     hand_n, item_i, item_m, pn, piles, wips, public, last_capturer,

@@ -104,3 +104,6 @@ OUT_DTYPE = np.dtype([
     ("points_lost", np.int32, (MAX_PLAYERS,)),  # points lost to missed bids (positive)
     ("bid_total", np.int16, (MAX_PLAYERS,)),  # sum of the seat's bids
 ], align=True)
+
+# the driver's `data` ends with the searching seats or None (sim/contract.py, search_policy)
+DATA_SEARCHING = True

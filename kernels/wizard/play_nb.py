@@ -92,7 +92,8 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
 
     seed, first, count: int64. rule_i: int64[N_RULES] in RULE_I_ORDER; rule_f: float64[0].
     seat_policy: int64[players], a policy id (P_*) per seat; seat_i: int64[players, 1] (samples,
-    read by search seats); seat_f: float64[players, 0]; data: () (no data inputs).
+    read by search seats); seat_f: float64[players, 0]; data: (the searching seats or None,)
+    (sim/contract.py).
     out: OUT_DTYPE records, length >= count; the kernel writes the used part of each list field.
     trace: None, or int32[T, TRACE_WIDTH]: the first game's events, ended by an EV_END row (counted
     in the rows returned). checked: verify cards, legality and each round's tricks after every
@@ -100,6 +101,15 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
+    return dispatch_nb(seed, first, count, rule_i, seat_policy, seat_i, out, trace, checked,
+                       data[0])
+
+
+@njit
+def dispatch_nb(seed, first, count, rule_i, seat_policy, seat_i, out, trace, checked, searching):
+    """play_nb with the workspaces the table's seats need. `searching` (data's item: the searching
+    seats, or None) is an argument so that Numba prunes the search's call when it is None: a table
+    without a search seat compiles no search code (a search seat it was not told of is BAD_ARGS)."""
     need_i = False
     need_h = False
     need_s = False
@@ -113,6 +123,8 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     # what the play has shown, is kept only for search seats). Each call below is its own
     # specialisation of play_nb.
     if need_s:
+        if searching is None:
+            return BAD_ARGS, -1, 0
         return play_nb(seed, first, count, rule_i, seat_policy, seat_i, out, trace, checked,
                        np.zeros(WS_I_SIZE, dtype=np.int64), np.zeros(WS_H_SIZE, dtype=np.uint64),
                        np.zeros(MAX_PLAYERS, dtype=np.int64))

@@ -174,6 +174,7 @@ class KnuttenRunner(GameRunner):
     game = GAME
     rotates = True
     kernel_module = "kernels.knutten.play_nb"
+    search_policy = "search"  # compiled only for a table that seats it (sim/contract.py)
     enums_module = "kernels.knutten.enums"
     trace_rows = 16384
 

@@ -140,6 +140,7 @@ GAME = Game(
 class WieIsDeHeerRunner(GameRunner):
     game = GAME
     kernel_module = "kernels.wieisdeheer.play_nb"
+    search_policy = "search"  # compiled only for a table that seats it (sim/contract.py)
     enums_module = "kernels.wieisdeheer.enums"
     trace_rows = 1 << 15
     rotates = True

@@ -130,6 +130,7 @@ def longest_game(arm) -> int | None:
 class WippenRunner(GameRunner):
     game = GAME
     kernel_module = "kernels.wippen.play_nb"
+    search_policy = "search"  # compiled only for a table that seats it (sim/contract.py)
     enums_module = "kernels.wippen.enums"
     trace_rows = 1 << 16
     rotates = True

@@ -82,6 +82,7 @@ class WizardRunner(GameRunner):
     game = GAME
     rotates = True
     kernel_module = "kernels.wizard.play_nb"
+    search_policy = "search"  # compiled only for a table that seats it (sim/contract.py)
     enums_module = "kernels.wizard.enums"
     trace_rows = 8192
 
