@@ -629,9 +629,9 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     seat_stats[winner, SS_JOKERS] += 1
                 ev_nb(trace, at, EV_WIN, winner, kind, letter, ms_nb(times[winner]), 0, 0, 0)
                 rate = b * seat_rates[winner]
-                wshare = pshare[winner, ckind] if profiles else share
                 if kind != WWW:
-                    follow_ups_nb(seat_rng, winner, kind, rate * wshare[kind],
+                    letter_share = pshare[winner, ckind, kind] if profiles else share[kind]
+                    follow_ups_nb(seat_rng, winner, kind, rate * letter_share,
                                   rule_f[RF_FOLLOW_TIME], hands, hand_n, ldisc, pile_n, seat_stats,
                                   letter_stats, trace, at)
                 if grote:
@@ -641,11 +641,20 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     gk_leader = game_stats[GS_GROTE_LEADER]
                     reader_before = hand_n[reader]
                     leader_before = hand_n[gk_leader]
-                    grote_kans_extras_nb(seat_rng, winner, rate, wshare, seat_i[winner, SI_SHED],
-                                         rule_f[RF_GROTE_KANS_SECONDS], rule_i[R_GROTE_KANS_CARDS],
-                                         rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n, ldisc,
-                                         pile_n, seat_stats, letter_stats, letter_times, chosen,
-                                         trace, at)
+                    if profiles:  # the winner's own letter shares for the kind
+                        grote_kans_extras_nb(seat_rng, winner, rate, pshare[winner, ckind],
+                                             seat_i[winner, SI_SHED], rule_f[RF_GROTE_KANS_SECONDS],
+                                             rule_i[R_GROTE_KANS_CARDS],
+                                             rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n,
+                                             ldisc, pile_n, seat_stats, letter_stats, letter_times,
+                                             chosen, trace, at)
+                    else:
+                        grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
+                                             rule_f[RF_GROTE_KANS_SECONDS],
+                                             rule_i[R_GROTE_KANS_CARDS],
+                                             rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n,
+                                             ldisc, pile_n, seat_stats, letter_stats, letter_times,
+                                             chosen, trace, at)
                     action_stats[A_GROTE_KANS, AS_SELF_CHANGE] += hand_n[reader] - reader_before
                     action_stats[A_GROTE_KANS, AS_LEADER_CHANGE] += hand_n[gk_leader] - leader_before
                 # a winner whose hand its win emptied: with counter_last_card off the round ends
