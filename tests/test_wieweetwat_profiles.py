@@ -264,3 +264,13 @@ def test_the_default_kinds_cover_the_default_list_reproducibly():
     assert KSHARE[plaats, h] > 1.5 * KSHARE[general, h]
     assert KSHARE[eten, k] > 1.5 * KSHARE[general, k]
     assert math.isclose(sum(KSHARE[general]), 1.0, abs_tol=1e-5)
+
+
+def test_a_profiles_trace_names_each_categorys_kind():
+    arm = ArmSpec.make("wieweetwat", 3, {"recall_model": "profiles", "rounds_to_win": 1}, "random")
+    text = games()["wieweetwat"].runner().trace_game(arm, 3, 0)
+    reads = [line for line in text.splitlines() if line.startswith("  seat") and " reads " in line]
+    assert reads and all(any(f", {k})" in line for k in CATEGORY_KINDS) for line in reads)
+    plain = games()["wieweetwat"].runner().trace_game(
+        ArmSpec.make("wieweetwat", 3, {"rounds_to_win": 1}, "random"), 3, 0)
+    assert not any(f", {k})" in plain for k in CATEGORY_KINDS)
