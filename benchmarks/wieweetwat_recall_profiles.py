@@ -70,9 +70,12 @@ def main(argv=None) -> int:
         react = np.zeros((games_n, n))
         pshare = np.zeros((games_n, n, E.N_CATEGORY_KINDS, E.N_LETTERS))
         rngs = np.zeros(n, np.uint64)
+        fixed_know = np.zeros((n, E.N_CATEGORY_KINDS))  # nothing fixed: every value drawn
+        fixed_letters = np.zeros((n, E.N_LETTERS))
+        fixed_react = np.full(n, -1.0)
         for g in range(games_n):
             draw_profiles_nb(seed, np.int64(g), n, rule_f, kshare, pshare[g], know[g], lfactor[g],
-                             react[g], rngs)
+                             react[g], rngs, fixed_know, fixed_letters, fixed_react)
         return know, react, pshare
 
     rule_f = np.array([p.default for p in GAME.rules if p.in_float_array], dtype=np.float64)

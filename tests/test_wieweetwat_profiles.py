@@ -42,9 +42,16 @@ def rule_f(knowledge=0.5, letters=0.3, reaction=0.8, reaction_sigma=0.3):
     return out
 
 
+def profiles_nb(seed, games_n, n, rule_f, kshare, fixed=None):
+    """The profiles of games 0..games_n-1 (n seats each), as the driver draws them; `fixed`: the
+    fixed profile arrays (sim/games/wieweetwat.fixed_profile_arrays), none by default."""
+    if fixed is None:
+        fixed = (np.zeros((n, E.N_CATEGORY_KINDS)), np.zeros((n, E.N_LETTERS)), np.full(n, -1.0))
+    return profiles_fixed_nb(seed, games_n, n, rule_f, kshare, *fixed)
+
+
 @njit
-def profiles_nb(seed, games_n, n, rule_f, kshare):
-    """The profiles of games 0..games_n-1 (n seats each), as the driver draws them."""
+def profiles_fixed_nb(seed, games_n, n, rule_f, kshare, fixed_know, fixed_letters, fixed_react):
     know = np.zeros((games_n, n, E.N_CATEGORY_KINDS))
     lfactor = np.zeros((games_n, n, E.N_LETTERS))
     react = np.zeros((games_n, n))
@@ -52,7 +59,7 @@ def profiles_nb(seed, games_n, n, rule_f, kshare):
     rngs = np.zeros(n, np.uint64)
     for g in range(games_n):
         draw_profiles_nb(seed, np.int64(g), n, rule_f, kshare, pshare[g], know[g], lfactor[g],
-                         react[g], rngs)
+                         react[g], rngs, fixed_know, fixed_letters, fixed_react)
     return know, lfactor, react, pshare
 
 
@@ -274,3 +281,37 @@ def test_a_profiles_trace_names_each_categorys_kind():
     plain = games()["wieweetwat"].runner().trace_game(
         ArmSpec.make("wieweetwat", 3, {"rounds_to_win": 1}, "random"), 3, 0)
     assert not any(f", {k})" in plain for k in CATEGORY_KINDS)
+
+
+def test_fixed_profile_values_replace_the_drawn_ones_and_move_no_other_draw():
+    from sim.games.wieweetwat import fixed_profile_arrays, parse_profiles
+
+    fixed = fixed_profile_arrays(parse_profiles(
+        "[[seat]]\nknowledge = { dier = 2.5 }\n[[seat]]\nletters = { q = 4.0 }\nreaction_time = 0.1\n"))
+    free = profiles_nb(np.int64(4), np.int64(3), np.int64(3), rule_f(), KSHARE)
+    some = profiles_nb(np.int64(4), np.int64(3), np.int64(3), rule_f(), KSHARE,
+                       tuple(a[:3].copy() for a in fixed))
+    know, lfactor, react, _ = some
+    dier, q = CATEGORY_KINDS.index("dier"), LETTERS.index("q")
+    assert (know[:, 0, dier] == 2.5).all() and (lfactor[:, 1, q] == 4.0).all()
+    assert (react[:, 1] == 0.1).all()
+    mask = np.ones_like(know, bool)
+    mask[:, 0, dier] = False
+    assert np.array_equal(know[mask], free[0][mask])  # every other value as drawn without them
+    assert np.array_equal(react[:, [0, 2]], free[2][:, [0, 2]])
+
+
+def test_a_fixed_profile_file_plays_and_bad_ones_are_named(tmp_path):
+    from pathlib import Path
+
+    example = str(Path(__file__).resolve().parents[1] / "examples/wieweetwat-profiles.toml")
+    rows = play(3, {"recall_model": "profiles"}, n=4, data={"profiles": example})
+    assert rows != play(3, {"recall_model": "profiles"}, n=4)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[seat]]\nknowledge = { dier = 0.01 }\n")
+    with pytest.raises(SpecError, match="knowledge dier must be a number in 0.05..20.0, not 0.01"):
+        ArmSpec.make("wieweetwat", 3, {}, "random", data={"profiles": str(bad)})
+    many = tmp_path / "many.toml"
+    many.write_text("[[seat]]\n" * 4)
+    with pytest.raises(SpecError, match="4 \\[\\[seat\\]\\] tables for 3 players"):
+        play(3, {"recall_model": "profiles"}, n=1, data={"profiles": str(many)})

@@ -273,7 +273,8 @@ def normal_nb(rngs, i):
 
 
 @borrowing
-def draw_profiles_nb(seed, game, n, rule_f, kshare, pshare, know, lfactor, react, rngs):
+def draw_profiles_nb(seed, game, n, rule_f, kshare, pshare, know, lfactor, react, rngs, fixed_know,
+                     fixed_letters, fixed_react):
     """The profiles recall model's players for one game (docs/models/recall.md). Seat s draws from
     its own profile stream, seat_stream_nb(seed, game, PROFILE_STREAM + s), held in rngs[s] (the
     seats' play streams are set after this): first its knowledge of each category kind, log-normal
@@ -282,7 +283,11 @@ def draw_profiles_nb(seed, game, n, rule_f, kshare, pshare, know, lfactor, react
     median RF_REACTION_TIME seconds and sigma RF_REACTION_SIGMA (0 when the median is 0). Its
     letter shares for kind k are kshare[k, l] x factor[l], scaled to sum to 1: the letter factors
     say which initials come easily to this player relative to its others (its overall level is
-    vocabulary x speed x knowledge)."""
+    vocabulary x speed x knowledge).
+
+    fixed_know[s, k] > 0, fixed_letters[s, l] > 0 and fixed_react[s] >= 0 (the data input
+    `profiles`) replace the value drawn; it is still drawn, so a fixed value moves no other
+    draw."""
     ks = rule_f[RF_KNOWLEDGE_SIGMA]
     ls = rule_f[RF_LETTER_SIGMA]
     rt = rule_f[RF_REACTION_TIME]
@@ -291,10 +296,16 @@ def draw_profiles_nb(seed, game, n, rule_f, kshare, pshare, know, lfactor, react
         rngs[s] = seat_stream_nb(seed, game, PROFILE_STREAM + s)
         for k in range(N_CATEGORY_KINDS):
             know[s, k] = np.exp(ks * normal_nb(rngs, s))
+            if fixed_know[s, k] > 0.0:
+                know[s, k] = fixed_know[s, k]
         for letter in range(N_LETTERS):
             lfactor[s, letter] = np.exp(ls * normal_nb(rngs, s))
+            if fixed_letters[s, letter] > 0.0:
+                lfactor[s, letter] = fixed_letters[s, letter]
         z = normal_nb(rngs, s)
         react[s] = rt * np.exp(rs * z) if rt > 0.0 else 0.0
+        if fixed_react[s] >= 0.0:
+            react[s] = fixed_react[s]
         for k in range(N_CATEGORY_KINDS):
             total = 0.0
             for letter in range(N_LETTERS):

@@ -83,6 +83,10 @@ TABLE_DTYPE = np.dtype([
     ("lfactor", np.float64, (MAX_PLAYERS, N_LETTERS)),
     ("react", np.float64, MAX_PLAYERS),
     ("crates", np.float64, MAX_PLAYERS),
+    # the data input `profiles`: values fixed per seat (0, or -1 for the reaction time: drawn)
+    ("fixed_know", np.float64, (MAX_PLAYERS, N_CATEGORY_KINDS)),
+    ("fixed_letters", np.float64, (MAX_PLAYERS, N_LETTERS)),
+    ("fixed_react", np.float64, MAX_PLAYERS),
 ], align=True)
 
 

@@ -177,6 +177,82 @@ def category_kind_indices(categories, kinds) -> list[int]:
     return [CATEGORY_KINDS.index(by_name.get(name, "algemeen")) for name, _ in categories]
 
 
+FACTOR_MIN, FACTOR_MAX = 0.05, 20.0  # a fixed knowledge or letter factor
+REACTION_MAX = 10.0
+PROFILE_KEYS = ("knowledge", "letters", "reaction_time")
+
+
+def parse_profiles(text: str) -> tuple:
+    """Profiles fixed per seat for recall_model = profiles: `[[seat]]` tables in seat order (seat 0
+    first, at most 6), each with any of `knowledge` (a table of kind = factor), `letters` (a table
+    of letter = factor), both FACTOR_MIN..FACTOR_MAX, and `reaction_time` (seconds,
+    0..REACTION_MAX). Whatever a seat does not fix is drawn (docs/models/recall.md). The value: a
+    tuple per seat of (knowledge pairs, letter pairs, reaction time or None)."""
+    data = parse_toml_text(text, "the profiles")
+    for key in data:
+        if key != "seat":
+            raise SpecError(f"unknown key {key!r} (allowed: seat)")
+    seats = data.get("seat", [])
+    if not isinstance(seats, list) or len(seats) > 6:
+        raise SpecError("give the profiles as at most 6 [[seat]] tables, seat 0 first")
+    out = []
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict) or set(seat) - set(PROFILE_KEYS):
+            raise SpecError(f"seat {i}: only {', '.join(PROFILE_KEYS)} are allowed")
+        pairs = {}
+        for key, names in (("knowledge", CATEGORY_KINDS), ("letters", tuple(LETTERS))):
+            table = seat.get(key, {})
+            if not isinstance(table, dict):
+                raise SpecError(f"seat {i}: {key} must be a table of name = factor")
+            for name, value in table.items():
+                if name not in names:
+                    raise SpecError(f"seat {i}: {key} {name!r} is not one of {', '.join(names)}")
+                if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                        or not FACTOR_MIN <= value <= FACTOR_MAX:
+                    raise SpecError(f"seat {i}: {key} {name} must be a number in "
+                                    f"{FACTOR_MIN}..{FACTOR_MAX}, not {value!r}")
+            pairs[key] = tuple((name, float(v)) for name, v in table.items())
+        react = seat.get("reaction_time")
+        if react is not None and (isinstance(react, bool) or not isinstance(react, (int, float))
+                                  or not 0.0 <= react <= REACTION_MAX):
+            raise SpecError(f"seat {i}: reaction_time must be seconds in 0..{REACTION_MAX}, "
+                            f"not {react!r}")
+        out.append((pairs["knowledge"], pairs["letters"], None if react is None else float(react)))
+    return tuple(out)
+
+
+def dump_profiles(profiles) -> str:
+    """Fixed profiles as the file parse_profiles reads."""
+    import json
+
+    lines = []
+    for knowledge, letters, react in profiles:
+        lines.append("[[seat]]")
+        if react is not None:
+            lines.append(f"reaction_time = {react!r}")
+        for key, pairs in (("knowledge", knowledge), ("letters", letters)):
+            if pairs:
+                lines.append(f"{key} = {{ " + ", ".join(f"{json.dumps(k)} = {v!r}" for k, v in pairs)
+                             + " }")
+    return "\n".join(lines) + "\n"
+
+
+def fixed_profile_arrays(profiles):
+    """The kernel's fixed profile arrays: knowledge [6, kinds] and letter factors [6, 26] (0: drawn),
+    reaction times [6] (-1: drawn)."""
+    know = np.zeros((6, len(CATEGORY_KINDS)), dtype=np.float64)
+    letters = np.zeros((6, 26), dtype=np.float64)
+    react = np.full(6, -1.0, dtype=np.float64)
+    for s, (knowledge, letter_pairs, reaction) in enumerate(profiles):
+        for name, value in knowledge:
+            know[s, CATEGORY_KINDS.index(name)] = value
+        for name, value in letter_pairs:
+            letters[s, LETTERS.index(name)] = value
+        if reaction is not None:
+            react[s] = reaction
+    return know, letters, react
+
+
 def kind_share_table() -> np.ndarray:
     """float64[len(CATEGORY_KINDS), 26]: each kind's initial-letter shares."""
     rows = [[INITIAL_SHARE[c] for c in LETTERS] if k == "algemeen" else
@@ -399,6 +475,11 @@ GAME = Game(
                   "names such as dier, stad, voornaam, fruit)", parse_category_kinds,
                   default_category_kinds(), dump=dump_category_kinds,
                   example="examples/category-kinds.toml"),
+        DataInput("profiles", "players' profiles fixed per seat, read by recall_model = profiles: "
+                  "[[seat]] tables in seat order with any of knowledge (kind = factor), letters "
+                  "(letter = factor) and reaction_time (seconds); whatever is not fixed is drawn "
+                  "per game (default: nothing fixed)", parse_profiles, (), dump=dump_profiles,
+                  example="examples/wieweetwat-profiles.toml"),
     ),
 )
 
@@ -415,6 +496,9 @@ class WieWeetWatRunner(GameRunner):
         if arm.players * rules["hand_size"] > cards:
             raise SpecError(f"{arm.players} players x hand_size={rules['hand_size']} need more than "
                             f"the {cards} letter cards")
+        if len(arm.data_value("profiles")) > arm.players:
+            raise SpecError(f"profiles: {len(arm.data_value('profiles'))} [[seat]] tables for "
+                            f"{arm.players} players")
         category_cards = len(arm.data_value("categories")) // 4
         actions = sum(rules[f"action_{a}"] for a in ACTIONS)
         if rules["action_cards"] == "fixed" and actions * CATEGORY_CARDS > 2 * DEFAULT_ACTION_CARDS \
@@ -445,7 +529,8 @@ class WieWeetWatRunner(GameRunner):
         breadth = np.array([b for _, b in categories], dtype=np.float64)
         kinds = np.array(category_kind_indices(categories, arm.data_value("category_kinds")),
                          dtype=np.int64)
-        return (letters, share, breadth, kind_share_table(), kinds)
+        return (letters, share, breadth, kind_share_table(), kinds,
+                *fixed_profile_arrays(arm.data_value("profiles")))
 
     def list_lengths(self, arm) -> dict[str, int]:
         return {"seats": arm.players, "actions": len(ACTIONS), "letters": 27}
