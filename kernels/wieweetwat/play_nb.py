@@ -229,9 +229,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     seat_f = t["seat_f"]
     rates = t["rates"]
     t["share"][:] = share
-    # a plain array (not the record's nested array type): the profiles model's letter shares
-    # pshare[s, kind] are of this type, and the helpers take either
-    share = t["share"][:]
+    share = t["share"]
     n_cat = breadth.shape[0] // CATEGORIES_PER_CARD
     t["breadth"][:breadth.shape[0]] = breadth
     breadth = t["breadth"]
