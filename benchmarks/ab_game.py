@@ -49,6 +49,7 @@ TARGET_SECONDS = 0.02  # one batch of a pair
 # --check-games divided by the largest factor (at least MIN_CHECK games)
 SLOW = {"trap": 3, "sampler": 100, "search": 300}
 MIN_CHECK = 20
+DATA_LENGTH: dict[str, int] = {}  # per package: its kernel's data tuple, when shorter than ours
 HEER_RULES = ({}, {"answers_public": True, "jokers": 4}, {"play_drawn": False, "jokers": 0},
               {"mole_pot_threshold": 120, "last_player_names": False, "joker_moves_up": False})
 WWW_MIXED = ("random,spoiler,widest,random:joker_use=keep_for_counter,spoiler:shed=hardest,"
@@ -110,15 +111,31 @@ def snapshot(ref: str, into: Path) -> None:
         path.write_text(rewrite_imports(path.read_text()))
 
 
-def known_inputs(enums, inputs, runner=None):
-    """The kernel inputs a version of the kernel knows: one from before a player parameter was
-    added takes only the seat_i columns of its SEAT_I_ORDER (new parameters are appended); one from
-    before the searching seats were passed (enums DATA_SEARCHING) takes `data` without them."""
+def known_inputs(enums, inputs, runner=None, data_length=None):
+    """The kernel inputs a version of the kernel knows: one from before a player parameter or a rule
+    was added takes only the seat_i columns of its SEAT_I_ORDER and the rule_i / rule_f entries of
+    its N_RULES_I / N_RULES_F (new ones are appended); one from before the searching seats were
+    passed (enums DATA_SEARCHING) takes `data` without them; given `data_length`, only the first
+    entries of the data tuple (data inputs appended since). The same-games check then says whether
+    the appended inputs' defaults leave the games as they were."""
     width = len(getattr(enums, "SEAT_I_ORDER", ()))
     inputs = inputs._replace(seat_i=np.ascontiguousarray(inputs.seat_i[:, :width]))
+    for field, name in (("rule_i", "N_RULES_I"), ("rule_f", "N_RULES_F")):
+        known = getattr(enums, name, None)
+        if known is not None and len(getattr(inputs, field)) > known:
+            inputs = inputs._replace(**{field: np.ascontiguousarray(getattr(inputs, field)[:known])})
     if runner is not None and runner.search_policy and not getattr(enums, "DATA_SEARCHING", False):
         inputs = inputs._replace(data=inputs.data[:-1])
+    if data_length is not None:
+        inputs = inputs._replace(data=tuple(inputs.data[:data_length]))
     return inputs
+
+
+def data_length_expected(error: Exception) -> int | None:
+    """The data tuple's length a kernel expects, from Numba's typing error for a longer one (a
+    version from before a data input was appended), or None for any other error."""
+    found = re.search(r"wrong tuple length for data: .*expected (\d+), got (\d+)", str(error))
+    return int(found.group(1)) if found and int(found.group(1)) < int(found.group(2)) else None
 
 
 def player(package: str, game: str, arm):
@@ -128,12 +145,22 @@ def player(package: str, game: str, arm):
     runner = get_game(game).runner()
     enums = importlib.import_module(f"{package}.{game}.enums")
     driver = importlib.import_module(f"{package}.{game}.play_nb").play_games_nb
-    inputs = known_inputs(enums, runner.kernel_inputs(arm), runner)
+    inputs = known_inputs(enums, runner.kernel_inputs(arm), runner, DATA_LENGTH.get(package))
 
     def play(start: int, count: int, checked: bool = False):
+        nonlocal inputs
         out = np.zeros(count, dtype=enums.OUT_DTYPE)
-        status, failed, _ = driver(np.int64(SEED), np.int64(start), np.int64(count), *inputs, out,
-                                   None, checked)
+        try:
+            status, failed, _ = driver(np.int64(SEED), np.int64(start), np.int64(count), *inputs,
+                                       out, None, checked)
+        except Exception as error:  # numba's TypingError: a kernel from before a data input
+            length = data_length_expected(error)
+            if length is None:
+                raise
+            DATA_LENGTH[package] = length
+            inputs = known_inputs(enums, inputs, data_length=length)
+            status, failed, _ = driver(np.int64(SEED), np.int64(start), np.int64(count), *inputs,
+                                       out, None, checked)
         if status != 0:
             raise SystemExit(f"{package}: kernel status {status} at game {failed}")
         return out

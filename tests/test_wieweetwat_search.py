@@ -92,7 +92,7 @@ def table_in_play(players, game, rules=None, shed=10, samples=24):
     arm = ArmSpec.make("wieweetwat", players, rules or {},
                        ",".join([f"search:samples={samples}"] + ["spoiler"] * (players - 1)))
     inputs = ww.RUNNER.kernel_inputs(arm)
-    letters, share, breadth = inputs.data
+    letters, share, breadth = inputs.data[:3]  # then the profiles model's kind tables
     rows = np.zeros(1, TABLE_DTYPE)
     t = rows[0]
     t["rule_i"][:] = inputs.rule_i
@@ -143,7 +143,8 @@ def table_in_play(players, game, rules=None, shed=10, samples=24):
 
 def rules_of(t):
     return (t["rule_i"], t["rule_f"], t["policy"], t["seat_i"], t["seat_f"], t["rates"], t["share"],
-            t["breadth"], t["card_action"])
+            t["breadth"], t["card_action"],
+            (t["cat_kind"], t["pshare"], t["know"], t["react"], t["crates"]))
 
 
 def state_of(t):

@@ -41,7 +41,8 @@ ACTION_TITLES = ("Grote Kans", "Vicieuze cirkel", "Rotonde", "Verkiezingspartij"
 RULE_I_ORDER = ("hand_size", "rounds_to_win", "wie_weet_wat_cards", "grote_kans_cards",
                 "reader_after_wrong", "counter_attacks") \
     + tuple(f"action_{a}" for a in ACTION_ORDER) \
-    + ("counter_last_card", "rotonde_empty_hand", "grote_kans_same_letter", "action_cards")
+    + ("counter_last_card", "rotonde_empty_hand", "grote_kans_same_letter", "action_cards",
+       "recall_model")
 R_HAND_SIZE = 0
 R_ROUNDS_TO_WIN = 1
 R_WWW_CARDS = 2
@@ -53,20 +54,38 @@ R_COUNTER_LAST_CARD = 13  # 1 = a counter-attack may hit a winner whose hand its
 R_ROTONDE_EMPTY = 14  # ROTONDE_*: an empty hand (a remise's last card on the table) in a Rotonde
 R_GROTE_SAME_LETTER = 15  # 1 = Grote Kans's extra cards may repeat a letter (a new answer each)
 R_ACTION_CARDS = 16  # ACTION_CARDS_*: read by the runner only (it scales the action_* counts)
-N_RULES_I = 17
+R_RECALL_MODEL = 17  # RECALL_*: the recall model (docs/models/recall.md)
+N_RULES_I = 18
 READ_WRONG_ANSWERER, READ_WINNER = 0, 1
 ROTONDE_PASSED, ROTONDE_SKIPPED = 0, 1
 ACTION_CARDS_FIXED, ACTION_CARDS_SCALED = 0, 1
+RECALL_UNIFORM, RECALL_PROFILES = 0, 1
 
 RULE_F_ORDER = ("time_limit", "tie_window", "follow_time", "counter_window", "grote_kans_seconds",
-                "circle_pool")
+                "circle_pool", "knowledge_sigma", "letter_sigma", "reaction_time", "reaction_sigma")
 RF_TIME_LIMIT = 0  # seconds: no answer by then = a pass
 RF_TIE_WINDOW = 1  # seconds: correct answers this close to the fastest one are a remise
 RF_FOLLOW_TIME = 2  # seconds after the first answer in which more cards of that letter may follow
 RF_COUNTER_WINDOW = 3  # seconds after an answer in which a counter-attack may come
 RF_GROTE_KANS_SECONDS = 4  # Grote Kans: seconds for the extra cards
 RF_CIRCLE_POOL = 5  # Vicieuze cirkel: answers the table knows per unit of breadth
-N_RULES_F = 6
+# the profiles recall model (read only with recall_model = profiles): sigma of log(knowledge) per
+# seat and category kind, sigma of log(letter factor) per seat and letter, the median reaction time
+# (seconds) and the sigma of its logarithm over the seats
+RF_KNOWLEDGE_SIGMA = 6
+RF_LETTER_SIGMA = 7
+RF_REACTION_TIME = 8
+RF_REACTION_SIGMA = 9
+N_RULES_F = 10
+
+# Category kinds of the profiles recall model: each has its own initial-letter mix
+# (sim/games/wieweetwat_kind_letters.py; `algemeen` is the general table) and each player its own
+# knowledge of it
+CATEGORY_KINDS = ("algemeen", "dier", "plaats", "naam", "eten")
+N_CATEGORY_KINDS = 5
+# the profile of seat s in game g comes from seat_stream_nb(seed, g, PROFILE_STREAM + s): drawn
+# before play, the same in every arm, and no draw of play moves
+PROFILE_STREAM = 1 << 20
 
 # Player parameters: seat_i in SEAT_I_ORDER (choices as their option's index), seat_f in SEAT_F_ORDER
 SEAT_I_ORDER = ("joker_use", "counter", "shed", "target", "samples")

@@ -9,7 +9,11 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 
 data = (letter cards per kind int64[27] (the Wie Weet Wat cards' entry is ignored: the rule
 wie_weet_wat_cards says how many), the letters' shares float64[26], the category breadths
-float64[4 * category cards]).
+float64[4 * category cards], the category kinds' letter shares float64[N_CATEGORY_KINDS, 26],
+each category's kind int64[4 * category cards], and the profiles fixed per seat (the data input
+`profiles`: knowledge float64[MAX_PLAYERS, N_CATEGORY_KINDS] and letter factors
+float64[MAX_PLAYERS, 26], 0 where drawn, reaction times float64[MAX_PLAYERS], -1 where drawn); all
+but the first three are read by the profiles recall model only).
 """
 
 import numpy as np
@@ -39,6 +43,7 @@ from kernels.wieweetwat.enums import (
     MAX_SAMPLES,
     MIN_PLAYERS,
     N_ACTIONS,
+    N_CATEGORY_KINDS,
     N_KINDS,
     N_LETTERS,
     N_POLICIES,
@@ -47,8 +52,15 @@ from kernels.wieweetwat.enums import (
     P_SEARCH,
     R_ACTION_FIRST,
     R_HAND_SIZE,
+    R_RECALL_MODEL,
     R_ROUNDS_TO_WIN,
     R_WWW_CARDS,
+    RECALL_PROFILES,
+    RECALL_UNIFORM,
+    RF_KNOWLEDGE_SIGMA,
+    RF_LETTER_SIGMA,
+    RF_REACTION_SIGMA,
+    RF_REACTION_TIME,
     RF_TIME_LIMIT,
     SEAT_F_ORDER,
     SEAT_I_ORDER,
@@ -72,7 +84,7 @@ from kernels.wieweetwat.piles_nb import (
     shuffle_categories_nb,
 )
 from kernels.wieweetwat import search_nb
-from kernels.wieweetwat.recall_nb import lowest_kind_nb
+from kernels.wieweetwat.recall_nb import draw_profiles_nb, lowest_kind_nb
 from kernels.wieweetwat.rules_nb import LS_LEFT, LS_SHED, play_round_nb
 from kernels.wieweetwat.table_nb import new_table_nb
 from kernels.wieweetwat.trace_nb import ev_nb, trace_full_nb, tracing_nb
@@ -88,7 +100,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, 
     if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
             or seat_f.shape[1] != len(SEAT_F_ORDER):
         return False
-    letter_cards, share, breadth = data
+    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react = data
     if letter_cards.shape[0] != N_KINDS or share.shape[0] != N_LETTERS:
         return False
     if breadth.shape[0] < CATEGORIES_PER_CARD or breadth.shape[0] % CATEGORIES_PER_CARD != 0:
@@ -96,6 +108,34 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, 
     for b in breadth:
         if not b > 0.0:
             return False
+    if rule_i[R_RECALL_MODEL] != RECALL_UNIFORM and rule_i[R_RECALL_MODEL] != RECALL_PROFILES:
+        return False
+    if kshare.shape[0] != N_CATEGORY_KINDS or kshare.shape[1] != N_LETTERS \
+            or cat_kind.shape[0] != breadth.shape[0]:
+        return False
+    for k in cat_kind:
+        if k < 0 or k >= N_CATEGORY_KINDS:
+            return False
+    if fixed_know.shape[0] != MAX_PLAYERS or fixed_know.shape[1] != N_CATEGORY_KINDS \
+            or fixed_letters.shape[0] != MAX_PLAYERS or fixed_letters.shape[1] != N_LETTERS \
+            or fixed_react.shape[0] != MAX_PLAYERS:
+        return False
+    for s in range(MAX_PLAYERS):
+        if not fixed_react[s] >= -1.0:
+            return False
+        for k in range(N_CATEGORY_KINDS):
+            if not fixed_know[s, k] >= 0.0:
+                return False
+        for letter in range(N_LETTERS):
+            if not fixed_letters[s, letter] >= 0.0:
+                return False
+    for k in range(N_CATEGORY_KINDS):
+        for letter in range(N_LETTERS):
+            if not kshare[k, letter] > 0.0:
+                return False
+    if not (rule_f[RF_KNOWLEDGE_SIGMA] >= 0.0 and rule_f[RF_LETTER_SIGMA] >= 0.0
+            and rule_f[RF_REACTION_TIME] >= 0.0 and rule_f[RF_REACTION_SIGMA] >= 0.0):
+        return False
     deck = rule_i[R_WWW_CARDS]
     for kind in range(N_LETTERS):
         if letter_cards[kind] < 0:
@@ -137,7 +177,7 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
         return BAD_ARGS, -1, 0
-    letter_cards, share, breadth = data
+    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react = data
     searching = False
     for s in range(seat_policy.shape[0]):
         searching = searching or seat_policy[s] == P_SEARCH
@@ -150,17 +190,21 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     # to compile, not two (the workspace only serves search seats, so the rows are the same).
     if trace is None and not searching:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
-                       letter_cards, share, breadth, out, trace, checked, None)
+                       letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters,
+                       fixed_react, out, trace, checked, None)
     if count < 0:
         play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
-                share, breadth, out, None, checked, None)
+                share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, out, None,
+                checked, None)
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
-                   share, breadth, out, trace, checked, search_nb.new_workspace_nb())
+                   share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, out,
+                   trace, checked, search_nb.new_workspace_nb())
 
 
 @njit
 def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards, share,
-            breadth, out, trace, checked, search):
+            breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, out, trace, checked,
+            search):
     """The games after the checks. `search`: the search players' workspace (made once per call:
     search_nb.new_workspace_nb), or None at tables without a search seat."""
     n = seat_policy.shape[0]
@@ -189,6 +233,13 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     n_cat = breadth.shape[0] // CATEGORIES_PER_CARD
     t["breadth"][:breadth.shape[0]] = breadth
     breadth = t["breadth"]
+    t["cat_kind"][:cat_kind.shape[0]] = cat_kind
+    t["kshare"][:, :] = kshare
+    t["fixed_know"][:, :] = fixed_know
+    t["fixed_letters"][:, :] = fixed_letters
+    t["fixed_react"][:] = fixed_react
+    profiles = rule_i[R_RECALL_MODEL] == RECALL_PROFILES
+    prof = (t["cat_kind"], t["pshare"], t["know"], t["react"], t["crates"])
     # the letter deck, one entry per card
     deck_counts = t["deck_counts"]
     for kind in range(N_LETTERS):
@@ -230,7 +281,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     has_www = t["has_www"]
     at = t["trace_n"]
     tracing = tracing_nb(trace)
-    rules = (rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action)
+    rules = (rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof)
     state = (hands, hand_n, pending, restrict, pile_n, seat_rng)
     piles = (lpile, ldisc, cpile, cdisc, cuse)
     stats = (seat_stats, action_stats, letter_stats, game_stats)
@@ -243,6 +294,10 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     for k in range(count):
         g = first + k
         rec = out[k]
+        if profiles:
+            draw_profiles_nb(seed, g, n, rule_f, t["kshare"], t["pshare"], t["know"],
+                             t["lfactor"], t["react"], seat_rng, t["fixed_know"],
+                             t["fixed_letters"], t["fixed_react"])
         for s in range(n):
             seat_rng[s] = seat_stream_nb(seed, g, s)
             score[s] = 0

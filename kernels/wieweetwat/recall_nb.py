@@ -20,8 +20,21 @@ from numba.core.extending import overload
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from kernels.jit import borrowing, inline
-from kernels.rng_nb import next_exponential_nb, next_word_nb, uniform_nb
-from kernels.wieweetwat.enums import HAND_LETTER, HAND_MASK, LETTER_BITS, N_LETTERS, NO_TIME, WWW
+from kernels.rng_nb import next_exponential_nb, next_word_nb, seat_stream_nb, uniform_nb
+from kernels.wieweetwat.enums import (
+    HAND_LETTER,
+    HAND_MASK,
+    LETTER_BITS,
+    N_CATEGORY_KINDS,
+    N_LETTERS,
+    NO_TIME,
+    PROFILE_STREAM,
+    RF_KNOWLEDGE_SIGMA,
+    RF_LETTER_SIGMA,
+    RF_REACTION_SIGMA,
+    RF_REACTION_TIME,
+    WWW,
+)
 
 _S11 = np.uint64(11)
 _UNIT = 1.0 / 9007199254740992.0
@@ -247,3 +260,55 @@ def follow_up_count_nb(rngs, i, letter_rate, copies, window):
             break
         k += 1
     return k
+
+
+# ------------------------------------------------------------------------------ profiles
+
+@inline
+def normal_nb(rngs, i):
+    """A standard normal draw from stream i of rngs (Box-Muller, the cosine branch: two uniforms)."""
+    u1 = 1.0 - uniform01_nb(rngs, i)  # in (0, 1]
+    u2 = uniform01_nb(rngs, i)
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+@borrowing
+def draw_profiles_nb(seed, game, n, rule_f, kshare, pshare, know, lfactor, react, rngs, fixed_know,
+                     fixed_letters, fixed_react):
+    """The profiles recall model's players for one game (docs/models/recall.md). Seat s draws from
+    its own profile stream, seat_stream_nb(seed, game, PROFILE_STREAM + s), held in rngs[s] (the
+    seats' play streams are set after this): first its knowledge of each category kind, log-normal
+    with median 1 and sigma RF_KNOWLEDGE_SIGMA of the logarithm; then a factor per letter,
+    log-normal with median 1 and sigma RF_LETTER_SIGMA; then its reaction time, log-normal with
+    median RF_REACTION_TIME seconds and sigma RF_REACTION_SIGMA (0 when the median is 0). Its
+    letter shares for kind k are kshare[k, l] x factor[l], scaled to sum to 1: the letter factors
+    say which initials come easily to this player relative to its others (its overall level is
+    vocabulary x speed x knowledge).
+
+    fixed_know[s, k] > 0, fixed_letters[s, l] > 0 and fixed_react[s] >= 0 (the data input
+    `profiles`) replace the value drawn; it is still drawn, so a fixed value moves no other
+    draw."""
+    ks = rule_f[RF_KNOWLEDGE_SIGMA]
+    ls = rule_f[RF_LETTER_SIGMA]
+    rt = rule_f[RF_REACTION_TIME]
+    rs = rule_f[RF_REACTION_SIGMA]
+    for s in range(n):
+        rngs[s] = seat_stream_nb(seed, game, PROFILE_STREAM + s)
+        for k in range(N_CATEGORY_KINDS):
+            know[s, k] = np.exp(ks * normal_nb(rngs, s))
+            if fixed_know[s, k] > 0.0:
+                know[s, k] = fixed_know[s, k]
+        for letter in range(N_LETTERS):
+            lfactor[s, letter] = np.exp(ls * normal_nb(rngs, s))
+            if fixed_letters[s, letter] > 0.0:
+                lfactor[s, letter] = fixed_letters[s, letter]
+        z = normal_nb(rngs, s)
+        react[s] = rt * np.exp(rs * z) if rt > 0.0 else 0.0
+        if fixed_react[s] >= 0.0:
+            react[s] = fixed_react[s]
+        for k in range(N_CATEGORY_KINDS):
+            total = 0.0
+            for letter in range(N_LETTERS):
+                total += kshare[k, letter] * lfactor[s, letter]
+            for letter in range(N_LETTERS):
+                pshare[s, k, letter] = kshare[k, letter] * lfactor[s, letter] / total

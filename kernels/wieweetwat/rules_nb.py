@@ -70,8 +70,10 @@ from kernels.wieweetwat.enums import (
     R_GROTE_KANS_CARDS,
     R_GROTE_SAME_LETTER,
     R_READER_AFTER_WRONG,
+    R_RECALL_MODEL,
     R_ROTONDE_EMPTY,
     READ_WRONG_ANSWERER,
+    RECALL_PROFILES,
     RF_CIRCLE_POOL,
     RF_COUNTER_WINDOW,
     RF_FOLLOW_TIME,
@@ -240,7 +242,7 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
     that ends during the actions skips the rest of them (they are discarded with the turn's cards).
     Called only when a turn drew action cards (its arrays then change hands: a few reference
     counts, paid one turn in six)."""
-    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action = rules
+    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof = rules
     hands, hand_n, pending, restrict, pile_n, seat_rng = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     seat_stats, action_stats, letter_stats, game_stats = stats
@@ -283,8 +285,15 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
             b = breadth[own * CATEGORIES_PER_CARD + slot]
             ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
                   np.int64(b * 100.0 + 0.5), 0, 0)
-            target, _ = circle_nb(seat_rng, reader, n, b, rates, seat_f, rule_f[RF_CIRCLE_POOL],
-                                  rule_f[RF_TIME_LIMIT], trace, at)
+            circle_rates = rates
+            if rule_i[R_RECALL_MODEL] == RECALL_PROFILES:  # each seat's knowledge of the kind
+                cat_kind, _, know, _, crates = prof
+                ckind = cat_kind[own * CATEGORIES_PER_CARD + slot]
+                for s in range(n):
+                    crates[s] = rates[s] * know[s, ckind]
+                circle_rates = crates
+            target, _ = circle_nb(seat_rng, reader, n, b, circle_rates, seat_f,
+                                  rule_f[RF_CIRCLE_POOL], rule_f[RF_TIME_LIMIT], trace, at)
             penalty_nb(seed, game, rnd, target, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
                        trace, at)
         elif action == A_ROTONDE:
@@ -367,12 +376,14 @@ def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, same_letter
 @inline
 def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i, seat_f, rates,
                       breadth_now, share, hands, hand_n, lpile, ldisc, pile_n, seat_rng, seat_stats,
-                      letter_stats, trace, at):
+                      letter_stats, trace, at, profiles, pshare, ckind, react):
     """The Wie Weet Wat card as a counter-attack ("Als tegenaanval"): every other player holding one
     (not the reader, who plays no card to this category) who wants to recalls a second answer with
     the winner's initial letter (a joker's chosen letter); the first to find one within the counter
     window plays it. Correct: the card is discarded and the winner draws a penalty card. Wrong: the
-    attacker keeps the card and draws the penalty."""
+    attacker keeps the card and draws the penalty. `profiles`: the profiles recall model (`rates`
+    then holds each seat's rate for the category's kind `ckind`; an attacker recalls with its own
+    letter shares pshare[a, ckind] and its reaction time react[a] is added)."""
     attacker = -1
     best = NO_TIME
     holders = 0  # the seats holding a Wie Weet Wat card: no branch per seat
@@ -388,7 +399,12 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
             a -= n
         if not wants_counter_nb(seat_i[a, SI_COUNTER], a, winner, hand_n):
             continue
-        t = exponential_nb(seat_rng, a, breadth_now * rates[a] * share[letter])
+        if profiles:
+            t = exponential_nb(seat_rng, a, breadth_now * rates[a] * pshare[a, ckind, letter])
+            if t < NO_TIME:
+                t += react[a]
+        else:
+            t = exponential_nb(seat_rng, a, breadth_now * rates[a] * share[letter])
         if t <= rule_f[RF_COUNTER_WINDOW] and t < best:
             best = t
             attacker = a
@@ -429,7 +445,9 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     `search`: the search players' workspace (search_nb.new_workspace_nb), or None at tables without
     a search seat and in the search's own play-outs (Numba then compiles the round without it).
     `first_slot`: -1, or (a play-out of the search) the slot the reader reads on the first card."""
-    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action = rules
+    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof = rules
+    cat_kind, pshare, know, react, crates = prof
+    profiles = rule_i[R_RECALL_MODEL] == RECALL_PROFILES
     hands, hand_n, pending, restrict, pile_n, seat_rng = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     seat_stats, action_stats, letter_stats, game_stats = stats
@@ -439,6 +457,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     time_limit = rule_f[RF_TIME_LIMIT]
     tie = rule_f[RF_TIE_WINDOW]
     share_total = share_total_nb(share)
+    ckind = np.int64(0)  # the profiles model: the kind of the category read
+    seat_rates = rates  # vocabulary x speed per seat (x knowledge of ckind: crates, profiles)
     won = -1
     reset = True  # only a remise leaves marks (restrict) to clear before the next turn
     while won < 0:
@@ -481,6 +501,14 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             else:
                 slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, card)
             b = breadth[card * CATEGORIES_PER_CARD + slot]
+            if profiles:
+                # the seats' rates and letter shares for this category's kind; the hand shares
+                # summed for another kind are stale
+                ckind = cat_kind[card * CATEGORIES_PER_CARD + slot]
+                for s in range(n):
+                    crates[s] = rates[s] * know[s, ckind]
+                    share_masks[s] = -1
+                seat_rates = crates
             game_stats[GS_CATEGORIES] += 1
             if remise:
                 game_stats[GS_REMISES] += 1
@@ -495,12 +523,24 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             while seats:
                 s = lowest_kind_nb(seats)
                 seats &= seats - 1
-                total = cached_hand_share_nb(hands, s, share, share_masks, hand_shares) \
-                    if restrict[s] < 0 else 0.0
-                t, kind, letter = first_answer_of_share_nb(
-                    seat_rng, s, hands, restrict[s], b * rates[s], share, total,
-                    seat_i[s, SI_JOKER_USE] == JOKER_WHEN_STUCK, seat_f[s, SF_JOKER_PATIENCE],
-                    time_limit)
+                if profiles:
+                    # the additive reaction time: the recall must come by time_limit - react[s]
+                    sh = pshare[s, ckind]
+                    total = cached_hand_share_nb(hands, s, sh, share_masks, hand_shares) \
+                        if restrict[s] < 0 else 0.0
+                    t, kind, letter = first_answer_of_share_nb(
+                        seat_rng, s, hands, restrict[s], b * crates[s], sh, total,
+                        seat_i[s, SI_JOKER_USE] == JOKER_WHEN_STUCK, seat_f[s, SF_JOKER_PATIENCE],
+                        time_limit - react[s])
+                    if t < NO_TIME:
+                        t += react[s]
+                else:
+                    total = cached_hand_share_nb(hands, s, share, share_masks, hand_shares) \
+                        if restrict[s] < 0 else 0.0
+                    t, kind, letter = first_answer_of_share_nb(
+                        seat_rng, s, hands, restrict[s], b * rates[s], share, total,
+                        seat_i[s, SI_JOKER_USE] == JOKER_WHEN_STUCK, seat_f[s, SF_JOKER_PATIENCE],
+                        time_limit)
                 times[s] = t
                 kinds[s] = kind
                 letters[s] = letter
@@ -523,9 +563,15 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 t = times[s]
                 in_window = t <= cutoff
                 if in_window:  # said before the race ended: now its letter counts
-                    kinds[s], letters[s] = say_letter_with_share_nb(
-                        seat_rng, s, hands, share, kinds[s], letters[s], hand_shares[s],
-                        share_total)
+                    if profiles:
+                        sh = pshare[s, ckind]
+                        kinds[s], letters[s] = say_letter_with_share_nb(
+                            seat_rng, s, hands, sh, kinds[s], letters[s], hand_shares[s],
+                            share_total_nb(sh))
+                    else:
+                        kinds[s], letters[s] = say_letter_with_share_nb(
+                            seat_rng, s, hands, share, kinds[s], letters[s], hand_shares[s],
+                            share_total)
                     if wrong[s] == 0:
                         tied |= 1 << s
                         n_tied += 1
@@ -582,9 +628,10 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 if kind == WWW:
                     seat_stats[winner, SS_JOKERS] += 1
                 ev_nb(trace, at, EV_WIN, winner, kind, letter, ms_nb(times[winner]), 0, 0, 0)
-                rate = b * rates[winner]
+                rate = b * seat_rates[winner]
                 if kind != WWW:
-                    follow_ups_nb(seat_rng, winner, kind, rate * share[kind],
+                    letter_share = pshare[winner, ckind, kind] if profiles else share[kind]
+                    follow_ups_nb(seat_rng, winner, kind, rate * letter_share,
                                   rule_f[RF_FOLLOW_TIME], hands, hand_n, ldisc, pile_n, seat_stats,
                                   letter_stats, trace, at)
                 if grote:
@@ -594,11 +641,20 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     gk_leader = game_stats[GS_GROTE_LEADER]
                     reader_before = hand_n[reader]
                     leader_before = hand_n[gk_leader]
-                    grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
-                                         rule_f[RF_GROTE_KANS_SECONDS], rule_i[R_GROTE_KANS_CARDS],
-                                         rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n, ldisc,
-                                         pile_n, seat_stats, letter_stats, letter_times, chosen,
-                                         trace, at)
+                    if profiles:  # the winner's own letter shares for the kind
+                        grote_kans_extras_nb(seat_rng, winner, rate, pshare[winner, ckind],
+                                             seat_i[winner, SI_SHED], rule_f[RF_GROTE_KANS_SECONDS],
+                                             rule_i[R_GROTE_KANS_CARDS],
+                                             rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n,
+                                             ldisc, pile_n, seat_stats, letter_stats, letter_times,
+                                             chosen, trace, at)
+                    else:
+                        grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
+                                             rule_f[RF_GROTE_KANS_SECONDS],
+                                             rule_i[R_GROTE_KANS_CARDS],
+                                             rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n,
+                                             ldisc, pile_n, seat_stats, letter_stats, letter_times,
+                                             chosen, trace, at)
                     action_stats[A_GROTE_KANS, AS_SELF_CHANGE] += hand_n[reader] - reader_before
                     action_stats[A_GROTE_KANS, AS_LEADER_CHANGE] += hand_n[gk_leader] - leader_before
                 # a winner whose hand its win emptied: with counter_last_card off the round ends
@@ -607,8 +663,9 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 if rule_i[R_COUNTER_ATTACKS] != 0 and (rule_i[R_COUNTER_LAST_CARD] != 0
                                                        or hand_n[winner] > 0):
                     counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i,
-                                      seat_f, rates, b, share, hands, hand_n, lpile, ldisc, pile_n,
-                                      seat_rng, seat_stats, letter_stats, trace, at)
+                                      seat_f, seat_rates, b, share, hands, hand_n, lpile, ldisc,
+                                      pile_n, seat_rng, seat_stats, letter_stats, trace, at,
+                                      profiles, pshare, ckind, react)
             if remise:  # the others take their cards back (only a remise puts cards on the table)
                 take_back_nb(hands, hand_n, pending, n)
             nxt = reader

@@ -308,8 +308,11 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
 def play_out_nb(search, sim_seed, p, n, rnd, reader, rules, first_slot):
     """Seat p's value of the play-out table's round played to its end from a reader's turn."""
     sim = search[0][0]
-    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action = rules
-    sim_rules = (rule_i, rule_f, sim["policy"], seat_i, seat_f, rates, share, breadth, card_action)
+    rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof = rules
+    # the profiles model: the game's profiles; its per-category rates (prof[4]) are scratch that
+    # the round fills when it reads a category, after any search of the reader's turn
+    sim_rules = (rule_i, rule_f, sim["policy"], seat_i, seat_f, rates, share, breadth, card_action,
+                 prof)
     state = (sim["hands"], sim["hand_n"], sim["pending"], sim["restrict"], sim["pile_n"],
              sim["rng"])
     piles = (sim["lpile"], sim["ldisc"], sim["cpile"], sim["cdisc"], sim["cuse"])

@@ -14,6 +14,7 @@ from kernels.wieweetwat.enums import (
     MAX_PLAYERS,
     MAX_QUEUE,
     N_ACTION_STATS,
+    N_CATEGORY_KINDS,
     N_ACTIONS,
     N_GAME_STATS,
     N_KINDS,
@@ -71,6 +72,21 @@ TABLE_DTYPE = np.dtype([
     ("letter_times", np.float64, N_KINDS),
     ("chosen", np.int64, N_KINDS),
     ("seen", np.int64, MAX_CAT_CARDS),
+    # the profiles recall model (docs/models/recall.md): each category's kind, each kind's letter
+    # shares, and per game each seat's letter shares per kind (the kind's shares times the seat's
+    # letter factors, summed to 1), knowledge per kind and reaction time; crates: vocabulary x
+    # speed x knowledge of the kind of the category being answered
+    ("cat_kind", np.int64, MAX_CATEGORIES),
+    ("kshare", np.float64, (N_CATEGORY_KINDS, N_LETTERS)),
+    ("pshare", np.float64, (MAX_PLAYERS, N_CATEGORY_KINDS, N_LETTERS)),
+    ("know", np.float64, (MAX_PLAYERS, N_CATEGORY_KINDS)),
+    ("lfactor", np.float64, (MAX_PLAYERS, N_LETTERS)),
+    ("react", np.float64, MAX_PLAYERS),
+    ("crates", np.float64, MAX_PLAYERS),
+    # the data input `profiles`: values fixed per seat (0, or -1 for the reaction time: drawn)
+    ("fixed_know", np.float64, (MAX_PLAYERS, N_CATEGORY_KINDS)),
+    ("fixed_letters", np.float64, (MAX_PLAYERS, N_LETTERS)),
+    ("fixed_react", np.float64, MAX_PLAYERS),
 ], align=True)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from sim.contract import GameRunner
 from sim.errors import SpecError
+from sim.games.wieweetwat_kind_letters import KIND_SHARE
 from sim.games.wieweetwat_letters import DEFAULT_CARDS, INITIAL_SHARE
 from sim.params import BoolParam, ChoiceParam, FloatParam, IntParam
 from sim.registry import Column, DataInput, Game, Policy, Score
@@ -113,6 +114,150 @@ def parse_categories(text: str) -> tuple[tuple[str, float], ...]:
 
 
 DEFAULT_LETTERS = tuple(DEFAULT_CARDS.get(k, 0) for k in LETTERS)
+
+# ------------------------------------------------------------------------------ category kinds
+# The profiles recall model (rule recall_model, docs/models/recall.md): a category asks for words of
+# one kind; each kind has its own initial-letter mix (sim/games/wieweetwat_kind_letters.py from a
+# real Dutch list per kind; `algemeen` keeps the general table) and each player its own knowledge of
+# it. kernels/wieweetwat/enums.CATEGORY_KINDS, in that order.
+CATEGORY_KINDS = ("algemeen", "dier", "plaats", "naam", "eten")
+KIND_HELP = {"algemeen": "any other category (the general Dutch letter mix)",
+             "dier": "animals", "plaats": "Dutch places", "naam": "first names", "eten": "food"}
+KIND_SEED = CATEGORY_SEED + 1  # the default list's kinds: their own generator, breadths unchanged
+# the default list's mix of kinds: most categories of the game ask for things of every sort
+KIND_WEIGHTS = {"algemeen": 0.4, "dier": 0.15, "plaats": 0.15, "naam": 0.15, "eten": 0.15}
+# category names that say their kind, for lists given without one (examples/categories.toml)
+NAME_KINDS = {"dier": "dier", "dieren": "dier", "vogel": "dier", "insect": "dier", "vis": "dier",
+              "huisdier": "dier", "plaats": "plaats", "stad": "plaats", "dorp": "plaats",
+              "gemeente": "plaats", "woonplaats": "plaats", "naam": "naam", "voornaam": "naam",
+              "jongensnaam": "naam", "meisjesnaam": "naam", "eten": "eten", "groente": "eten",
+              "fruit": "eten", "gerecht": "eten", "etenswaar": "eten", "snoep": "eten",
+              "kaas": "eten"}
+
+
+def default_category_kinds() -> tuple[tuple[str, str], ...]:
+    """The default kinds: every category of the default list (its name) gets a kind drawn with
+    Python's `random.Random(KIND_SEED)` by KIND_WEIGHTS, and the category names of NAME_KINDS
+    their kind; any category not named here is `algemeen`."""
+    gen = random.Random(KIND_SEED)
+    kinds, weights = list(KIND_WEIGHTS), list(KIND_WEIGHTS.values())
+    drawn = tuple((name, gen.choices(kinds, weights)[0]) for name, _ in default_categories())
+    return drawn + tuple(sorted(NAME_KINDS.items()))
+
+
+def parse_category_kinds(text: str) -> tuple[tuple[str, str], ...]:
+    """Category kinds: a `[kinds]` table of category name = kind (one of CATEGORY_KINDS); a
+    category of the list not named here is `algemeen`. Read by the profiles recall model only."""
+    data = parse_toml_text(text, "the category kinds")
+    for key in data:
+        if key != "kinds":
+            raise SpecError(f"unknown key {key!r} (allowed: kinds)")
+    table = data.get("kinds")
+    if not isinstance(table, dict):
+        raise SpecError("give the kinds as a [kinds] table of category name = kind")
+    out = []
+    for name, kind in table.items():
+        if kind not in CATEGORY_KINDS:
+            raise SpecError(f"category {name!r}: kind {kind!r} is not one of "
+                            + ", ".join(CATEGORY_KINDS))
+        out.append((name, kind))
+    return tuple(out)
+
+
+def dump_category_kinds(kinds) -> str:
+    """Category kinds as the file parse_category_kinds reads."""
+    import json
+
+    return "[kinds]\n" + "".join(f"{json.dumps(name)} = {json.dumps(kind)}\n" for name, kind in kinds)
+
+
+def category_kind_indices(categories, kinds) -> list[int]:
+    """Each category's kind (an index into CATEGORY_KINDS) by its name; `algemeen` when unnamed."""
+    by_name = dict(kinds)
+    return [CATEGORY_KINDS.index(by_name.get(name, "algemeen")) for name, _ in categories]
+
+
+FACTOR_MIN, FACTOR_MAX = 0.05, 20.0  # a fixed knowledge or letter factor
+REACTION_MAX = 10.0
+PROFILE_KEYS = ("knowledge", "letters", "reaction_time")
+
+
+def parse_profiles(text: str) -> tuple:
+    """Profiles fixed per seat for recall_model = profiles: `[[seat]]` tables in seat order (seat 0
+    first, at most 6), each with any of `knowledge` (a table of kind = factor), `letters` (a table
+    of letter = factor), both FACTOR_MIN..FACTOR_MAX, and `reaction_time` (seconds,
+    0..REACTION_MAX). Whatever a seat does not fix is drawn (docs/models/recall.md). The value: a
+    tuple per seat of (knowledge pairs, letter pairs, reaction time or None)."""
+    data = parse_toml_text(text, "the profiles")
+    for key in data:
+        if key != "seat":
+            raise SpecError(f"unknown key {key!r} (allowed: seat)")
+    seats = data.get("seat", [])
+    if not isinstance(seats, list) or len(seats) > 6:
+        raise SpecError("give the profiles as at most 6 [[seat]] tables, seat 0 first")
+    out = []
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict) or set(seat) - set(PROFILE_KEYS):
+            raise SpecError(f"seat {i}: only {', '.join(PROFILE_KEYS)} are allowed")
+        pairs = {}
+        for key, names in (("knowledge", CATEGORY_KINDS), ("letters", tuple(LETTERS))):
+            table = seat.get(key, {})
+            if not isinstance(table, dict):
+                raise SpecError(f"seat {i}: {key} must be a table of name = factor")
+            for name, value in table.items():
+                if name not in names:
+                    raise SpecError(f"seat {i}: {key} {name!r} is not one of {', '.join(names)}")
+                if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                        or not FACTOR_MIN <= value <= FACTOR_MAX:
+                    raise SpecError(f"seat {i}: {key} {name} must be a number in "
+                                    f"{FACTOR_MIN}..{FACTOR_MAX}, not {value!r}")
+            pairs[key] = tuple((name, float(v)) for name, v in table.items())
+        react = seat.get("reaction_time")
+        if react is not None and (isinstance(react, bool) or not isinstance(react, (int, float))
+                                  or not 0.0 <= react <= REACTION_MAX):
+            raise SpecError(f"seat {i}: reaction_time must be seconds in 0..{REACTION_MAX}, "
+                            f"not {react!r}")
+        out.append((pairs["knowledge"], pairs["letters"], None if react is None else float(react)))
+    return tuple(out)
+
+
+def dump_profiles(profiles) -> str:
+    """Fixed profiles as the file parse_profiles reads."""
+    import json
+
+    lines = []
+    for knowledge, letters, react in profiles:
+        lines.append("[[seat]]")
+        if react is not None:
+            lines.append(f"reaction_time = {react!r}")
+        for key, pairs in (("knowledge", knowledge), ("letters", letters)):
+            if pairs:
+                lines.append(f"{key} = {{ " + ", ".join(f"{json.dumps(k)} = {v!r}" for k, v in pairs)
+                             + " }")
+    return "\n".join(lines) + "\n"
+
+
+def fixed_profile_arrays(profiles):
+    """The kernel's fixed profile arrays: knowledge [6, kinds] and letter factors [6, 26] (0: drawn),
+    reaction times [6] (-1: drawn)."""
+    know = np.zeros((6, len(CATEGORY_KINDS)), dtype=np.float64)
+    letters = np.zeros((6, 26), dtype=np.float64)
+    react = np.full(6, -1.0, dtype=np.float64)
+    for s, (knowledge, letter_pairs, reaction) in enumerate(profiles):
+        for name, value in knowledge:
+            know[s, CATEGORY_KINDS.index(name)] = value
+        for name, value in letter_pairs:
+            letters[s, LETTERS.index(name)] = value
+        if reaction is not None:
+            react[s] = reaction
+    return know, letters, react
+
+
+def kind_share_table() -> np.ndarray:
+    """float64[len(CATEGORY_KINDS), 26]: each kind's initial-letter shares."""
+    rows = [[INITIAL_SHARE[c] for c in LETTERS] if k == "algemeen" else
+            [KIND_SHARE[k][c] for c in LETTERS] for k in CATEGORY_KINDS]
+    return np.array(rows, dtype=np.float64)
 
 
 def parse_letters(text: str) -> tuple[int, ...]:
@@ -247,6 +392,24 @@ GAME = Game(
                     f"{CATEGORY_CARDS}), largest remainders, at least one action card while any is "
                     "asked for", "text: '60 categoriekaarten ... Tussen de categoriekaarten zitten "
                     "tien actiekaarten' (10 to 50 category cards); " + DOC),
+        ChoiceParam("recall_model", "uniform", ("uniform", "profiles"), "the recall model: "
+                    "uniform, every player's rate breadth x letter share x vocabulary x speed "
+                    "(a category scales all players alike); or profiles, adding per player a "
+                    "knowledge factor per category kind, a letter mix per category kind, a factor "
+                    "per letter and an additive reaction time, drawn per game", RULINGS + " "
+                    "(amended: 'per-player, per-category knowledge, per-category letter profiles, "
+                    "per-player letter difficulty and an additive reaction time'); " + MODEL),
+        FloatParam("knowledge_sigma", 0.5, 0.0, 2.0, "profiles: the spread of a player's knowledge "
+                   "of a category kind, the sigma of its logarithm (log-normal, median 1, drawn per "
+                   "game and seat for each kind)", MODEL),
+        FloatParam("letter_sigma", 0.3, 0.0, 2.0, "profiles: the spread of a player's ease with "
+                   "an initial letter, the sigma of its logarithm (log-normal, median 1, drawn per "
+                   "game and seat for each letter)", MODEL),
+        _seconds("reaction_time", 0.8, 0.0, 10.0, "profiles: the median time a player needs to put "
+                 "its card down and say a word it has found, added to each of its answers", MODEL),
+        FloatParam("reaction_sigma", 0.3, 0.0, 2.0, "profiles: the spread of the players' reaction "
+                   "times, the sigma of the logarithm (log-normal around reaction_time, drawn per "
+                   "game and seat)", MODEL),
     ),
     policies=(
         Policy("random", 0, "as reader, reads a random one of the card's four categories",
@@ -305,6 +468,18 @@ GAME = Game(
         DataInput("letters", "the letter mix: a [cards] table of letter = cards (default: Dutch "
                   "word-initial shares, sim/games/wieweetwat_letters.py)", parse_letters,
                   DEFAULT_LETTERS, example="examples/wieweetwat-letters.toml"),
+        DataInput("category_kinds", "the kind of words each category asks for, read by "
+                  "recall_model = profiles: a [kinds] table of category name = kind ("
+                  + ", ".join(f"{k}: {v}" for k, v in KIND_HELP.items()) + "); a category not "
+                  "named is algemeen (default: the default list's categories drawn, and common "
+                  "names such as dier, stad, voornaam, fruit)", parse_category_kinds,
+                  default_category_kinds(), dump=dump_category_kinds,
+                  example="examples/category-kinds.toml"),
+        DataInput("profiles", "players' profiles fixed per seat, read by recall_model = profiles: "
+                  "[[seat]] tables in seat order with any of knowledge (kind = factor), letters "
+                  "(letter = factor) and reaction_time (seconds); whatever is not fixed is drawn "
+                  "per game (default: nothing fixed)", parse_profiles, (), dump=dump_profiles,
+                  example="examples/wieweetwat-profiles.toml"),
     ),
 )
 
@@ -321,6 +496,9 @@ class WieWeetWatRunner(GameRunner):
         if arm.players * rules["hand_size"] > cards:
             raise SpecError(f"{arm.players} players x hand_size={rules['hand_size']} need more than "
                             f"the {cards} letter cards")
+        if len(arm.data_value("profiles")) > arm.players:
+            raise SpecError(f"profiles: {len(arm.data_value('profiles'))} [[seat]] tables for "
+                            f"{arm.players} players")
         category_cards = len(arm.data_value("categories")) // 4
         actions = sum(rules[f"action_{a}"] for a in ACTIONS)
         if rules["action_cards"] == "fixed" and actions * CATEGORY_CARDS > 2 * DEFAULT_ACTION_CARDS \
@@ -347,8 +525,12 @@ class WieWeetWatRunner(GameRunner):
         letters = np.zeros(27, dtype=np.int64)
         letters[:26] = arm.data_value("letters")
         share = np.array([INITIAL_SHARE[k] for k in LETTERS], dtype=np.float64)
-        breadth = np.array([b for _, b in arm.data_value("categories")], dtype=np.float64)
-        return (letters, share, breadth)
+        categories = arm.data_value("categories")
+        breadth = np.array([b for _, b in categories], dtype=np.float64)
+        kinds = np.array(category_kind_indices(categories, arm.data_value("category_kinds")),
+                         dtype=np.int64)
+        return (letters, share, breadth, kind_share_table(), kinds,
+                *fixed_profile_arrays(arm.data_value("profiles")))
 
     def list_lengths(self, arm) -> dict[str, int]:
         return {"seats": arm.players, "actions": len(ACTIONS), "letters": 27}

@@ -25,6 +25,12 @@ def seconds(ms: int) -> str:
 
 def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
     categories = arm.data_value("categories")
+    kinds = None  # the profiles recall model: each category's kind, shown as it is read
+    if arm.rule_values.get("recall_model") == "profiles":
+        from sim.games.wieweetwat import CATEGORY_KINDS, category_kind_indices
+
+        kinds = [CATEGORY_KINDS[k] for k in
+                 category_kind_indices(categories, arm.data_value("category_kinds"))]
     lines = [f"Wie Weet Wat, game {index} of seed {seed}: {arm.describe()}",
              "Seat 0 reads first. Letters: A..Z, WWW = the Wie Weet Wat card; times are seconds "
              "after the category is read; (b) = the category's breadth, answers per second for an "
@@ -75,7 +81,8 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             name, breadth = categories[c]
             what = "for the remise: " if f5 else ""
             grote = " (Grote Kans)" if f6 else ""
-            lines.append(f"  seat {seat} reads {what}'{name}' (b {d / 100:.2f}), category "
+            kind = f", {kinds[c]}" if kinds else ""
+            lines.append(f"  seat {seat} reads {what}'{name}' (b {d / 100:.2f}{kind}), category "
                          f"{b + 1} of card {a}{grote}")
         elif code == e.EV_ANSWER:
             if a == e.HAND_LETTER:  # too late: which of its letters was never drawn
