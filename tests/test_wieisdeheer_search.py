@@ -70,8 +70,8 @@ def paused_state(players, rules, game, until, samples=12):
     seat_i = np.array(inputs.seat_i)
     seat_i[:, E.SI_SAMPLES] = samples
     tb = play_nb.new_tables_nb()
-    play_nb.start_game_nb(np.int64(11), np.int64(game), players, inputs.rule_i[E.R_JOKERS], seat_i,
-                          tb)
+    play_nb.start_game_nb(np.int64(11), np.int64(game), np.int64(0), players, inputs.rule_i[E.R_JOKERS],
+                          seat_i, tb)  # rotation 0
     search = search_nb.new_workspace_nb(inputs.seat_policy)
     status, _ = play_nb.play_turns_nb(np.int64(11), np.int64(game), inputs.rule_i, inputs.rule_f,
                                       inputs.seat_policy, seat_i, inputs.seat_f, tb, None, 0, False,
