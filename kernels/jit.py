@@ -32,8 +32,10 @@ _stamps: dict[tuple, str] = {}
 def tree_stamp(root: Path = KERNELS) -> str:
     """SHA-256 of every .py file under `root` (relative path and bytes): the same on every clone of
     the same code, so a cache compiled on one node is valid on another (pipelines/kernel_cache.py
-    ships it); a stamp of mtimes differed between clones. Hashed once per state of the files (their
-    mtimes and sizes), so an edit while a process runs still invalidates."""
+    ships it). Content, not mtimes: a clone, copy or checkout sets mtimes to when it wrote the files,
+    so a stamp of mtimes differed between nodes with the same code. Hashed once per state of the
+    files (their mtimes and sizes; a stat of ~50 files is cheap, hashing them is not free for every
+    entry point at import), so an edit while a process runs still invalidates."""
     files = sorted(root.rglob("*.py"))
     state = (str(root),) + tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
     if state not in _stamps:
