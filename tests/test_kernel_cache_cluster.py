@@ -1,0 +1,56 @@
+"""Compile once per cluster (issue 31): a node that joins with an empty Numba cache of its own gets
+the driver's compiled kernels through Ray (pipelines/kernel_cache.py) and loads them: its workers
+compile nothing. Two hosts on this machine as in tests/test_two_hosts.py (a head without CPUs, and
+the driver's host with a one-CPU node); the node and the driver each have their own NUMBA_CACHE_DIR,
+as two machines have, and every process its own HOME."""
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.test_two_hosts import BIN, CABLE_HEAD, _namespaces_work, plain_env, two_hosts
+
+pytestmark = pytest.mark.skipif(not _namespaces_work(), reason="needs unprivileged user, network and pid "
+                                "namespaces and iproute2 (unshare -rnpm, ip)")
+
+STUDY = "--games 400 --batch-size 100 --seed 3"
+
+
+def cache_files(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")}
+
+
+def test_a_node_with_an_empty_cache_loads_the_drivers_kernels_and_compiles_nothing(tmp_path, monkeypatch):
+    node_cache, driver_cache = tmp_path / "node-cache", tmp_path / "driver-cache"
+    node_cache.mkdir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(node_cache))  # the Ray nodes' (the head has no CPUs)
+    done = two_hosts(tmp_path, f"NUMBA_CACHE_DIR={driver_cache} timeout 200 {BIN}/kaartlab run knutten {STUDY} "
+                     f"--address {CABLE_HEAD}:6379 --out {tmp_path}/runs/cluster", join=True)
+    logs = "".join((tmp_path / name).read_text()[-2000:] for name in ("head.log", "node.log")
+                   if (tmp_path / name).exists())
+    assert done.returncode == 0, done.stdout + done.stderr + logs
+    shipped = [line for line in done.stdout.splitlines() if line.startswith("kernels shipped: ")]
+    assert len(shipped) == 1, done.stdout
+    assert "placed on 1 of 1 node(s); compiled on the workers: 0" in shipped[0], shipped[0]
+    assert "not placed" not in shipped[0], shipped[0]
+
+    # the node's cache holds the driver's data files, byte for byte: shipped, not compiled there
+    driver, node = cache_files(driver_cache), cache_files(node_cache)
+    data = {name for name in driver if name.endswith(".nbc")}
+    assert data and any(name.startswith("play_nb.play_games_nb-") for name in data), sorted(driver)
+    assert {name for name in node if name.endswith(".nbi")} == {name for name in driver if name.endswith(".nbi")}
+    assert all(node[name] == driver[name] for name in data), sorted(node)
+
+    # the same rows as a single-process run
+    alone = subprocess.run([str(BIN / "kaartlab"), "run", "knutten", *STUDY.split(), "--workers", "0",
+                            "--out", str(tmp_path / "runs" / "alone")], capture_output=True, text=True,
+                           timeout=240, env={**plain_env(tmp_path / "home"), "NUMBA_CACHE_DIR": str(driver_cache)})
+    assert alone.returncode == 0, alone.stderr
+
+    def rows(name: str) -> pl.DataFrame:
+        return pl.read_parquet(sorted((tmp_path / "runs" / name).rglob("batch-*.parquet"))).sort("game")
+
+    cluster = rows("cluster")
+    assert cluster.height == 400
+    assert cluster.equals(rows("alone"))
