@@ -2,7 +2,8 @@
 the driver's compiled kernels through Ray (pipelines/kernel_cache.py) and loads them: its workers
 compile nothing. Two hosts on this machine as in tests/test_two_hosts.py (a head without CPUs, and
 the driver's host with a one-CPU node); the node and the driver each have their own NUMBA_CACHE_DIR,
-as two machines have, and every process its own HOME."""
+as two machines have, and every process its own HOME. Also: a shipment this node cannot use (other
+kernel code, Numba or Python, or CPU) places nothing, and the node compiles as before."""
 import subprocess
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from tests.test_two_hosts import BIN, CABLE_HEAD, _namespaces_work, plain_env, two_hosts
 
-pytestmark = pytest.mark.skipif(not _namespaces_work(), reason="needs unprivileged user, network and pid "
+namespaces = pytest.mark.skipif(not _namespaces_work(), reason="needs unprivileged user, network and pid "
                                 "namespaces and iproute2 (unshare -rnpm, ip)")
 
 STUDY = "--games 400 --batch-size 100 --seed 3"
@@ -21,6 +22,7 @@ def cache_files(root: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")}
 
 
+@namespaces
 def test_a_node_with_an_empty_cache_loads_the_drivers_kernels_and_compiles_nothing(tmp_path, monkeypatch):
     node_cache, driver_cache = tmp_path / "node-cache", tmp_path / "driver-cache"
     node_cache.mkdir()
@@ -54,3 +56,26 @@ def test_a_node_with_an_empty_cache_loads_the_drivers_kernels_and_compiles_nothi
     cluster = rows("cluster")
     assert cluster.height == 400
     assert cluster.equals(rows("alone"))
+
+
+def test_a_shipment_this_node_cannot_use_places_nothing():
+    """The checks before any byte is fetched or written (no Ray needed: nothing is placed)."""
+    from kernels.jit import tree_stamp
+    from kernels.knutten import play_nb
+    from pipelines import kernel_cache
+    from pipelines.kernel_cache import Entry, Shipment
+
+    magic = play_nb.play_games_nb.targetctx.codegen().magic_tuple()
+
+    def note(versions, stamp, key_magic):
+        entry = Entry("kernels.knutten.play_nb", "play_games_nb", stamp, ((), key_magic, ("a", "b")), 1)
+        return kernel_cache._install(Shipment("t", versions, (entry,), []))
+
+    here = kernel_cache._versions()
+    assert note(here, "sha256:other", magic) == {"placed": 0, "bytes": 0, "skipped": "other kernel code here"}
+    assert note(here, tree_stamp(), ("other-triple", "other-cpu", "")) == {
+        "placed": 0, "bytes": 0, "skipped": "other CPU here"}
+    assert note(("0.1", (3, 0), ""), tree_stamp(), magic)["skipped"].startswith("other Numba or Python here")
+    # and ensure() never raises: a broken shipment is a note, the worker then compiles
+    broken = kernel_cache.ensure(Shipment("broken", here, (Entry("no.such.module", "f", "", (), 0),), []))
+    assert broken["placed"] == 0 and broken["skipped"].startswith("ModuleNotFoundError")
