@@ -58,6 +58,19 @@ def test_a_node_with_an_empty_cache_loads_the_drivers_kernels_and_compiles_nothi
     assert cluster.equals(rows("alone"))
 
 
+@namespaces
+def test_a_node_that_joins_after_the_warm_up_gets_the_kernels_with_its_first_batch(tmp_path):
+    """The issue's case: the driver has compiled and is running; a fresh node (empty cache) joins
+    and its first batch task places the shipment itself (no warm-up task ran there) and loads it.
+    benchmarks/cluster_cache.py's run: the batch is the pipeline's run_and_write, pinned to the node."""
+    from benchmarks.cluster_cache import one_run, warm_driver_cache
+
+    warm_driver_cache("knutten", 200, tmp_path / "driver-cache")
+    run = one_run("knutten", 200, True, tmp_path / "driver-cache")
+    assert run["placed"] == 1 and run["bytes"] > 0, run
+    assert run["hits"] >= 1 and run["misses"] == 0, run  # loaded, not compiled
+
+
 def test_a_shipment_this_node_cannot_use_places_nothing():
     """The checks before any byte is fetched or written (no Ray needed: nothing is placed)."""
     from kernels.jit import tree_stamp
