@@ -509,7 +509,7 @@ def _execute(study, args, full=None) -> int:
         print(f"played {result.games_run:,} games in {result.seconds:.1f} s "
               f"({result.games_per_second:,.0f} games/s){resumed}")
         print(overhead_line(result))
-        if result.shipped:
+        if any(n["placed"] or n["compiled"] or n["skipped"] for n in result.shipped):  # a node lacked them
             print(shipped_line(result.shipped))
     print(f"data: {result.out}  (polars: pl.scan_parquet('{result.out}/*/batch-*.parquet'))")
     if args.report:
