@@ -8,11 +8,13 @@ helpers of a turn loop that LLVM will not inline by itself because they have sev
 (its threshold cannot be raised through llvmlite): Numba inlines them into every caller.
 
 Numba keys a cached entry point on its own file only; a change to a helper in another file would
-leave it stale. The locator below keys every function under kernels/ on the whole kernels tree.
+leave it stale. The locator below keys every function under kernels/ on the whole kernels tree,
+by content (not mtimes), so that a cache compiled on one node also loads on another.
 
 Kernels are branchy integer code over loops of a few cards: LLVM's loop vectoriser turns those
 into AVX gathers whose set-up costs more than the loop, so it is off for everything compiled here.
 """
+import hashlib
 from pathlib import Path
 
 import numba
@@ -22,6 +24,26 @@ from numba.core import caching
 KERNELS = Path(__file__).resolve().parent
 
 numba.config.LOOP_VECTORIZE = 0
+
+
+_stamps: dict[tuple, str] = {}
+
+
+def tree_stamp(root: Path = KERNELS) -> str:
+    """SHA-256 of every .py file under `root` (relative path and bytes): the same on every clone of
+    the same code, so a cache compiled on one node is valid on another (pipelines/kernel_cache.py
+    ships it). Content, not mtimes: a clone, copy or checkout sets mtimes to when it wrote the files,
+    so a stamp of mtimes differed between nodes with the same code. Hashed once per state of the
+    files (their mtimes and sizes; a stat of ~50 files is cheap, hashing them is not free for every
+    entry point at import), so an edit while a process runs still invalidates."""
+    files = sorted(root.rglob("*.py"))
+    state = (str(root),) + tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    if state not in _stamps:
+        digest = hashlib.sha256()
+        for p in files:
+            digest.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
+        _stamps[state] = "sha256:" + digest.hexdigest()
+    return _stamps[state]
 
 
 def _install_kernel_tree_locator() -> None:
@@ -38,8 +60,7 @@ def _install_kernel_tree_locator() -> None:
         """Numba's usual cache place, invalidated when any file of kernels/ changes."""
 
         def get_source_stamp(self):
-            return tuple((str(p.relative_to(KERNELS)), p.stat().st_mtime_ns, p.stat().st_size)
-                         for p in sorted(KERNELS.rglob("*.py")))
+            return tree_stamp()
 
         @classmethod
         def from_function(cls, py_func, py_file):

@@ -34,10 +34,17 @@ def run_batch(study: StudySpec, batch: Batch, checked: bool = False) -> pa.Table
 
 
 def run_and_write(study: StudySpec, batch: Batch, out: str,
-                  record: dict | None = None) -> tuple[Batch, int]:
+                  record: dict | None = None, shipment=None) -> tuple[Batch, int]:
     """Worker task: play a batch and write it atomically, then its record (row count, size,
-    SHA-256, the run and the code that wrote it); returns (batch, file bytes)."""
+    SHA-256, the run and the code that wrote it); returns (batch, file bytes). `shipment`: the
+    driver's compiled kernels, placed first where this node's cache lacks them (a node that joined
+    after the warm-up; pipelines/kernel_cache.py)."""
     from pipelines.storage import StudyDir
+
+    if shipment is not None:
+        from pipelines.kernel_cache import ensure
+
+        ensure(shipment)
 
     record = {"fingerprint": study.fingerprint(), "run": None, **(record or {}),
               "arm": batch.arm, "index": batch.index, "start": batch.start, "count": batch.count}

@@ -50,6 +50,7 @@ class RunResult:
     repaired: str | None = None  # why study.json was rewritten from this study (its batches prove it)
     startup: dict = field(default_factory=dict)  # seconds before the first game: kernels, ray, workers
     shutdown: float = 0.0  # seconds after the last batch: stopping the Ray this run started
+    shipped: list = field(default_factory=list)  # per warm-up worker on a joined cluster: the kernels placed
 
     @property
     def games_per_second(self) -> float:
@@ -71,24 +72,44 @@ def warm_up(study: StudySpec, arms=None) -> None:
             done.add(arm.game)
 
 
-def warm_workers(study: StudySpec, arms, workers: int | None) -> None:
+def warm_worker(study: StudySpec, arms, shipment=None) -> dict | None:
+    """Worker task: place the driver's shipped kernels where this node's cache lacks them, then load
+    the arms' kernels. Returns what the shipment did here (None without one), with the node and how
+    many kernels this worker compiled instead of loading."""
+    from pipelines.kernel_cache import compiled_here, ensure
+
+    note = ensure(shipment)
+    warm_up(study, arms)
+    if note is None:
+        return None
+    import ray
+
+    return {**note, "node": ray.get_runtime_context().get_node_id(), "compiled": compiled_here(shipment)}
+
+
+def warm_workers(study: StudySpec, arms, workers: int | None, shipment=None) -> list[dict]:
     """Have every Ray worker that will play load the arms' kernels (from the cache the driver just
-    filled) before the first batch: a worker's first load (about a second) is then start-up, said
-    apart, not a slow first batch inside the rate. One task per CPU the study uses, run at once; a
-    task that cannot start within a few seconds (a cluster busy elsewhere) is not waited for, and a
-    worker that fails here fails its batch later with the batch's own message."""
+    filled, or from `shipment`, on a node whose cache lacks them) before the first batch: a worker's
+    first load (about a second) is then start-up, said apart, not a slow first batch inside the
+    rate. One task per CPU the study uses, run at once; a task that cannot start within a few
+    seconds (a cluster busy elsewhere) is not waited for, and a worker that fails here fails its
+    batch later with the batch's own message. Returns the workers' notes on the shipment."""
     import ray
 
     slots = int(min(workers or 1 << 30, alive_cpus() or 1))
-    task = ray.remote(num_cpus=1, max_retries=0)(warm_up)
+    task = ray.remote(num_cpus=1, max_retries=0)(warm_worker)
     study_ref = ray.put(study)
-    refs = [task.remote(study_ref, list(arms)) for _ in range(max(1, slots))]
+    refs = [task.remote(study_ref, list(arms), shipment) for _ in range(max(1, slots))]
     ready, _ = ray.wait(refs, num_returns=len(refs), timeout=WARM_WAIT)
+    notes = []
     for ref in ready:
         try:
-            ray.get(ref)
+            note = ray.get(ref)
         except Exception:  # noqa: BLE001 - the batch on that worker says what is wrong, with context
-            pass
+            continue
+        if note is not None:
+            notes.append(note)
+    return notes
 
 
 class Session:
@@ -118,6 +139,10 @@ class Session:
         self.ray_started = False
         self.warm: set[str] = set()
         self.warm_games: set[str] = set()  # games whose kernels the Ray workers have loaded
+        address = address or os.environ.get("RAY_ADDRESS")
+        self.joined = bool(workers != 0 and address and address != "local")  # nodes with caches of their own
+        self.shipment = None  # the compiled kernels sent to nodes that lack them (kernel_cache.py)
+        self.shipped: list[dict] = []  # the warm-up workers' notes on it
 
     def expect(self, games: int) -> None:
         """Add games to the progress bar's total (a search knows its work only round by round)."""
@@ -167,8 +192,13 @@ class Session:
                 self.owned = start_ray(self.workers, self.address, self.resume)
             self.ray_started = True
         if self.workers != 0 and {a.game for a in cold} - self.warm_games:
+            if self.joined:  # a local Ray's workers share this process's cache: nothing to ship
+                from pipelines.kernel_cache import prepare
+
+                with self._timed("shipment"):
+                    self.shipment = prepare() or self.shipment
             with self._timed("workers"):
-                warm_workers(study, cold, self.workers)
+                self.shipped += warm_workers(study, cold, self.workers, self.shipment)
         self.warm.update(a.name for a in cold)
         self.warm_games.update(a.game for a in cold)
         began = time.perf_counter()
@@ -190,7 +220,7 @@ class Session:
 
                 finished = _run_on_ray(study, iter(todo), len(todo), len(self.done) + len(todo),
                                        self.directory.display, self.workers, self.bar, self.record,
-                                       self.resume, len(self.done), landed)
+                                       self.resume, len(self.done), landed, self.shipment)
                 for batch in finished:
                     self.done.add(batch.relpath)
                 self.batches_run += len(finished)
@@ -265,7 +295,7 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
             session.close()
     return RunResult(directory.display, session.batches_run, session.batches_skipped, session.games_run,
                      session.seconds, resumed, session.redone, lock.taken_over, repaired,
-                     session.startup, session.shutdown)
+                     session.startup, session.shutdown, session.shipped)
 
 
 # ---------------------------------------------------------------------------------------- Ray
@@ -686,7 +716,7 @@ def alive_cpus() -> float:
 
 
 def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resume, done_before=None,
-                on_batch=None) -> list:
+                on_batch=None, shipment=None) -> list:
     """Play `todo` on Ray, at most two batches per CPU in flight; the batches finished, in order.
     `on_batch(batch)` as each lands; when it returns True, no further batch is started."""
     import ray
@@ -715,7 +745,7 @@ def _run_on_ray(study, todo, todo_count, total, out, workers, bar, record, resum
             if batch is None:
                 exhausted = True
                 break
-            in_flight[task.remote(study_ref, batch, out, record)] = batch
+            in_flight[task.remote(study_ref, batch, out, record, shipment)] = batch
         if not in_flight:
             break
         batch = None

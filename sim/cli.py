@@ -509,6 +509,8 @@ def _execute(study, args, full=None) -> int:
         print(f"played {result.games_run:,} games in {result.seconds:.1f} s "
               f"({result.games_per_second:,.0f} games/s){resumed}")
         print(overhead_line(result))
+        if any(n["placed"] or n["compiled"] or n["skipped"] for n in result.shipped):  # a node lacked them
+            print(shipped_line(result.shipped))
     print(f"data: {result.out}  (polars: pl.scan_parquet('{result.out}/*/batch-*.parquet'))")
     if args.report:
         _write_report(result.out, None)
@@ -517,10 +519,24 @@ def _execute(study, args, full=None) -> int:
 
 def overhead_line(result) -> str:
     """What the run spent around its games: start-up by phase, and stopping its Ray."""
-    names = {"kernels": "kernels", "ray": "Ray", "workers": "workers loading the kernels"}
+    names = {"kernels": "kernels", "ray": "Ray", "shipment": "kernels to ship",
+             "workers": "workers loading the kernels"}
     phases = ", ".join(f"{names.get(k, k)} {v:.1f} s" for k, v in result.startup.items() if v >= 0.05)
     line = f"around the games: start-up {result.startup_seconds:.1f} s" + (f" ({phases})" if phases else "")
     return line + (f", shut-down {result.shutdown:.1f} s" if result.shutdown else "")
+
+
+def shipped_line(notes: list[dict]) -> str:
+    """On a joined cluster, what the driver's compiled kernels did on the other nodes (one note per
+    warm-up worker, pipelines/kernel_cache.py): placed where a node's cache lacked them, and how many
+    the workers compiled all the same (0 when the shipment loaded)."""
+    nodes = {n["node"] for n in notes}
+    placed, size = sum(n["placed"] for n in notes), sum(n["bytes"] for n in notes)
+    line = (f"kernels shipped: {placed} cache file(s) ({size / 1e6:.1f} MB) placed on "
+            f"{len({n['node'] for n in notes if n['placed']})} of {len(nodes)} node(s); "
+            f"compiled on the workers: {sum(n['compiled'] for n in notes)}")
+    skipped = sorted({n["skipped"] for n in notes if n["skipped"]})
+    return line + (f" (not placed: {'; '.join(skipped)})" if skipped else "")
 
 
 def _with_search_previews(study):
