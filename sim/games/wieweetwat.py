@@ -324,11 +324,12 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wieweetwat",
     title="Wie Weet Wat: Kaartspel",
-    version=4,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
+    version=5,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
     # Kans's swing measured around the extra cards it allows (play unchanged); 4: a category or
     # action card still waiting in a turn is never shuffled back (it was read or carried out twice
     # with short category lists), the rules counter_last_card, rotonde_empty_hand,
-    # grote_kans_same_letter and action_cards
+    # grote_kans_same_letter and action_cards; 5: the profiles recall model is the default
+    # (recall_model = profiles; uniform plays version 4's games)
     min_players=3,
     max_players=6,
     rules=(
@@ -392,7 +393,7 @@ GAME = Game(
                     f"{CATEGORY_CARDS}), largest remainders, at least one action card while any is "
                     "asked for", "text: '60 categoriekaarten ... Tussen de categoriekaarten zitten "
                     "tien actiekaarten' (10 to 50 category cards); " + DOC),
-        ChoiceParam("recall_model", "uniform", ("uniform", "profiles"), "the recall model: "
+        ChoiceParam("recall_model", "profiles", ("uniform", "profiles"), "the recall model: "
                     "uniform, every player's rate breadth x letter share x vocabulary x speed "
                     "(a category scales all players alike); or profiles, adding per player a "
                     "knowledge factor per category kind, a letter mix per category kind, a factor "
