@@ -110,11 +110,12 @@ P_RANDOM = 0  # a random category
 P_SPOILER = 1  # the narrowest: the hardest for the player with the fewest cards
 P_WIDEST = 2  # the widest
 P_SEARCH = 3  # determinized Monte Carlo over the categories (search_nb.py)
-N_POLICIES = 4
+P_TARGETING = 4  # profiles: the category the leader is least likely to win (else as P_SPOILER)
+N_POLICIES = 5
 # The search's play-outs give every seat this policy, and the search seat reads by it where it does
 # not search (the strongest fixed reader: spoiler against three random wins 0.265 of the games,
 # widest 0.242; docs/rules/wieweetwat.md)
-PLAYOUT_POLICY = P_SPOILER
+PLAYOUT_POLICY = P_TARGETING
 
 # Counters per seat (seat_stats columns)
 SS_WRONG = 0

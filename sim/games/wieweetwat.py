@@ -420,10 +420,15 @@ GAME = Game(
         Policy("widest", 2, "as reader, reads the widest category", PLAYER_PARAMS),
         Policy("search", 3, "determinized Monte Carlo: as reader, deals what it cannot see "
                "`samples` times and plays every category of the card (and every opponent for Te "
-               "veel keuze) out to the end of the round with spoiler at every seat; takes the best "
-               "mean chance to win the game, keeping spoiler's choice unless another is better "
-               "beyond noise; remises and the Vicieuze cirkel read as spoiler",
+               "veel keuze) out to the end of the round with targeting at every seat; takes the "
+               "best mean chance to win the game, keeping targeting's choice unless another is "
+               "better beyond noise; remises and the Vicieuze cirkel read as targeting",
                PLAYER_PARAMS + (SAMPLES,)),
+        Policy("targeting", 4, "as reader, under the profiles recall model, reads the category "
+               "in which the leader (the opponent with the fewest cards) is least likely to answer "
+               "first, judged from every player's knowledge of the kinds and reaction time (in its "
+               "own Vicieuze cirkel: the kind the leader knows least beside itself); under the "
+               "uniform model it reads as spoiler", PLAYER_PARAMS),
     ),
     columns=(
         Column("categories", "int32", "categories read (remises' new categories and Vicieuze "
