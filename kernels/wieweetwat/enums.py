@@ -136,7 +136,8 @@ GS_PASSES = 2
 GS_FIRST_READER_WINS = 3
 GS_ACTIONS = 4
 GS_GROTE_LEADER = 5  # this turn's leader when its first Grote Kans was carried out, or -1 (not a counter)
-N_GAME_STATS = 6
+GS_RACE_MS = 6  # milliseconds the table raced for answers (the column race_seconds)
+N_GAME_STATS = 7
 
 # Counters per action kind (action_stats columns)
 AS_DRAWN = 0
@@ -207,6 +208,7 @@ OUT_DTYPE = np.dtype([
     ("rounds", np.int32),
     ("score", np.int32, (MAX_PLAYERS,)),  # rounds won
     ("categories", np.int32),
+    ("race_seconds", np.float32),
     ("remises", np.int32),
     ("passes", np.int32),
     ("first_reader_rounds_won", np.int32),

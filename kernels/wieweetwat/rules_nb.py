@@ -55,6 +55,7 @@ from kernels.wieweetwat.enums import (
     GS_CATEGORIES,
     GS_GROTE_LEADER,
     GS_PASSES,
+    GS_RACE_MS,
     GS_REMISES,
     HAND_MASK,
     JOKER_WHEN_STUCK,
@@ -542,6 +543,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     if wrong[s] == 0 and t < best:
                         best = t
             cutoff = best + tie if best < NO_TIME else time_limit
+            game_stats[GS_RACE_MS] += ms_nb(min(cutoff, time_limit))  # the race's seconds
             tied = 0
             n_tied = 0
             caught = 0  # wrong answers said before the fastest correct one was complete

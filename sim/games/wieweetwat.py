@@ -433,6 +433,10 @@ GAME = Game(
     columns=(
         Column("categories", "int32", "categories read (remises' new categories and Vicieuze "
                "cirkel categories not counted twice: every category read to the table once)"),
+        Column("race_seconds", "float32", "seconds the table spent racing for answers: per "
+               "category read (a remise's new categories too), until the fastest correct answer's "
+               "tie window closed, or the time limit when nobody answered correctly (the Vicieuze "
+               "cirkel's answers and the time to draw, read out and lay down cards not counted)"),
         Column("remises", "int32", "categories read for a remise"),
         Column("passes", "int32", "categories in which nobody gave a correct answer"),
         Column("first_reader_rounds_won", "int32", "rounds won by the round's first reader"),
