@@ -157,7 +157,7 @@ def digest(rows):
 
 
 # Rows of the uniform model made by the code before the profiles model (commit 3e5a4ce), seed 11,
-# games 0..39: the default model's rows must stay exactly these
+# games 0..39: `recall_model = uniform` must still play exactly these (version 4's games)
 BEFORE = {
     "3p": (3, "random,spoiler,widest", {},
            "3b11cd54131a3152a42b0572f21b7b73385f0b6245945133039f70a0481cd3cb"),
@@ -168,11 +168,16 @@ BEFORE = {
 
 
 @pytest.mark.parametrize("name", sorted(BEFORE))
-def test_the_default_rows_are_those_of_before_the_profiles_model(name):
+def test_the_uniform_model_plays_the_rows_of_before_the_profiles_model(name):
     players, policy, rules, before = BEFORE[name]
-    assert digest(play(players, rules, n=40, seed=11, policy=policy, checked=False)) == before
-    rules = dict(rules, recall_model="uniform", knowledge_sigma=1.5, reaction_time=3.0)
-    assert digest(play(players, rules, n=40, seed=11, policy=policy, checked=False)) == before
+    uniform = dict(rules, recall_model="uniform")
+    assert digest(play(players, uniform, n=40, seed=11, policy=policy, checked=False)) == before
+    # the profiles' own rules change nothing under the uniform model, and targeting reads as spoiler
+    uniform = dict(uniform, knowledge_sigma=1.5, reaction_time=3.0)
+    policy = policy.replace("spoiler", "targeting")
+    assert digest(play(players, uniform, n=40, seed=11, policy=policy, checked=False)) == before
+    # the default model is profiles: other games
+    assert digest(play(players, rules, n=40, seed=11, policy=policy, checked=False)) != before
 
 
 @pytest.mark.parametrize("players", [3, 6])
@@ -182,8 +187,9 @@ def test_profiles_play_checked_and_reproducibly(players):
     policy = ",".join(policy.split(",")[:players])
     rows = play(players, rules, n=8, policy=policy)
     assert rows == play(players, rules, n=8, policy=policy)
+    assert rows == play(players, {}, n=8, policy=policy)  # profiles are the default
     assert rows != play(players, rules, n=8, seed=6, policy=policy)
-    assert rows != play(players, {}, n=8, policy=policy)
+    assert rows != play(players, {"recall_model": "uniform"}, n=8, policy=policy)
     for row in rows:
         assert max(row["score"]) == 3 and sum(row["score"]) == row["rounds"]
 
@@ -279,7 +285,7 @@ def test_a_profiles_trace_names_each_categorys_kind():
     reads = [line for line in text.splitlines() if line.startswith("  seat") and " reads " in line]
     assert reads and all(any(f", {k})" in line for k in CATEGORY_KINDS) for line in reads)
     plain = games()["wieweetwat"].runner().trace_game(
-        ArmSpec.make("wieweetwat", 3, {"rounds_to_win": 1}, "random"), 3, 0)
+        ArmSpec.make("wieweetwat", 3, {"recall_model": "uniform", "rounds_to_win": 1}, "random"), 3, 0)
     assert not any(f", {k})" in plain for k in CATEGORY_KINDS)
 
 
@@ -315,3 +321,69 @@ def test_a_fixed_profile_file_plays_and_bad_ones_are_named(tmp_path):
     many.write_text("[[seat]]\n" * 4)
     with pytest.raises(SpecError, match="4 \\[\\[seat\\]\\] tables for 3 players"):
         play(3, {"recall_model": "profiles"}, n=1, data={"profiles": str(many)})
+
+
+# ------------------------------------------------------------------------------ the targeting reader
+
+def test_the_leaders_chance_to_answer_first_is_the_race_of_shifted_exponentials():
+    """leader_first_chance_nb in closed form against the two-player formula of
+    docs/models/recall.md and against a sampled race of three."""
+    from kernels.wieweetwat.policies_nb import leader_first_chance_nb
+
+    n = 4
+    rates = np.array([1.0, 1.3, 0.7, 1.1, 1.0, 1.0])
+    know = np.ones((E.MAX_PLAYERS, E.N_CATEGORY_KINDS))
+    know[2, 1] = 2.5
+    react = np.array([0.0, 0.9, 0.4, 1.6, 0.0, 0.0])
+    hand_n = np.array([5, 4, 3, 6, 0, 0], np.int64)
+    b, kind = 0.8, 1
+    r = b * rates * know[:, kind] * hand_n
+    # seats 1 and 2 alone (seat 3's hand empty for the moment): the documented formula
+    two = hand_n.copy()
+    two[3] = 0
+    d0, d1 = react[2], react[1]  # seat 2 says its answers earlier
+    expect = 1 - math.exp(-r[2] * (d1 - d0)) * r[1] / (r[2] + r[1])
+    assert math.isclose(leader_first_chance_nb(0, 2, n, b, kind, two, rates, know, react), expect,
+                        rel_tol=1e-12)
+    # three opponents: sampled
+    rng = np.random.default_rng(1)
+    times = react[1:4] + rng.exponential(1.0 / r[1:4], size=(400_000, 3))
+    sampled = np.mean(np.argmin(times, axis=1) == 1)
+    chance = leader_first_chance_nb(0, 2, n, b, kind, hand_n, rates, know, react)
+    assert abs(chance - sampled) < 4 * math.sqrt(sampled * (1 - sampled) / 400_000)
+    # every opponent's chances sum to 1
+    total = sum(leader_first_chance_nb(0, s, n, b, kind, hand_n, rates, know, react) for s in (1, 2, 3))
+    assert math.isclose(total, 1.0, rel_tol=1e-12)
+
+
+def test_the_targeting_reader_reads_the_kind_the_leader_knows_least():
+    from tests.test_wieweetwat_rules import reader_rules, rngs
+
+    from kernels.wieweetwat.policies_nb import choose_category_nb
+
+    know = np.ones((E.MAX_PLAYERS, E.N_CATEGORY_KINDS))
+    kinds = [E.CATEGORY_KINDS.index(k) for k in ("dier", "plaats", "naam", "eten")]
+    know[2, kinds[2]] = 0.3  # seat 2, the leader, knows few names
+    know[0, kinds[3]] = 3.0  # the reader knows food best
+    react = np.full(E.MAX_PLAYERS, 0.8)
+    rules = reader_rules([1.0] * 4, E.RECALL_PROFILES, kinds, know, react)
+    hand_n = np.array([6, 5, 2, 7, 0, 0], np.int64)  # seat 2 leads
+
+    def choose(policy, circle=False, hands=hand_n):
+        return choose_category_nb(rngs(), 0, policy, rules, hands, 4, 0, circle)
+    assert choose(E.P_TARGETING) == 2
+    assert choose(E.P_TARGETING, circle=True) == 2  # 0.3 / 1 beats 1 / 3
+    know[2, kinds[2]] = 1.0
+    assert choose(E.P_TARGETING, circle=True) == 3  # now: the reader's own best kind
+    hands = hand_n.copy()
+    hands[1], hands[2] = 1, 5  # seat 1 leads: every kind alike for it; ties read the narrowest
+    rules[7][:] = [1.0, 0.6, 0.8, 0.6]
+    assert choose(E.P_TARGETING, hands=hands) == 1
+    assert choose(E.P_SPOILER, hands=hands) == 1
+
+
+def test_targeting_plays_checked_and_the_search_tells_kinds_of_equal_breadth_apart():
+    rows = play(4, {"rounds_to_win": 2}, n=6, policy="targeting,random,spoiler,targeting")
+    assert all(max(row["score"]) == 2 for row in rows)
+    rows = play(4, {"rounds_to_win": 1}, n=2, policy="search:samples=2,targeting,random,widest")
+    assert all(max(row["score"]) == 1 for row in rows)

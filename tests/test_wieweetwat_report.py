@@ -179,3 +179,17 @@ def test_first_reader_detectable_edge_is_at_the_reports_own_level(report):
     assert entry["detectable"] == pytest.approx(want, rel=1e-6)
     assert entry["detectable"] > 1.3 * (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) * se  # the old single-test figure
     assert f"5% / {k} claims" in markdown
+
+
+def test_a_games_length_in_minutes_is_the_race_plus_the_assumed_handling(report):
+    summary, markdown, rows = report
+    data = summary["sections"]["wieweetwat"]["data"]
+    handling = data["handling_seconds"]
+    for arm in ("default", "heavy"):
+        r = arm_rows(rows, arm)
+        race = r["race_seconds"].cast(pl.Float64)
+        assert (race > 0).all()
+        expect = ((race + handling * r["turns"].cast(pl.Float64)) / 60).mean()
+        assert math.isclose(data["length"][arm]["minutes"]["estimate"], expect, rel_tol=1e-9)
+        assert math.isclose(data["length"][arm]["race_minutes"]["estimate"], (race / 60).mean(), rel_tol=1e-9)
+    assert "How long a game takes" in markdown and "an assumption, not measured" in markdown

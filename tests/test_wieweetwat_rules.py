@@ -148,13 +148,32 @@ def test_vicieuze_cirkel_goes_round_from_the_reader_until_someone_fails():
 
 # ------------------------------------------------------------------------------ choices
 
+def reader_rules(breadth, model=E.RECALL_UNIFORM, kinds=None, know=None, react=None):
+    """The `rules` tuple a reader decides from: breadths, and the profiles it knows."""
+    rule_i = np.zeros(E.N_RULES_I, np.int64)
+    rule_i[E.R_RECALL_MODEL] = model
+    n = E.MAX_PLAYERS
+    kinds = np.zeros(len(breadth), np.int64) if kinds is None else np.asarray(kinds, np.int64)
+    know = np.ones((n, E.N_CATEGORY_KINDS)) if know is None else know
+    react = np.zeros(n) if react is None else react
+    prof = (kinds, np.zeros((n, E.N_CATEGORY_KINDS, E.N_LETTERS)), know, react, np.zeros(n))
+    return (rule_i, np.zeros(E.N_RULES_F), np.zeros(n, np.int64), np.zeros((n, 4), np.int64),
+            np.zeros((n, 4)), np.ones(n), SHARE, np.asarray(breadth, np.float64),
+            np.full(len(breadth) // 4, -1, np.int64), prof)
+
+
 def test_the_reader_chooses_the_category_by_policy():
-    breadth = np.array([1.0, 0.2, 3.0, 0.9, 0.5, 0.5, 0.5, 0.5])
+    rules = reader_rules([1.0, 0.2, 3.0, 0.9, 0.5, 0.5, 0.5, 0.5])
+    hand_n = np.full(E.MAX_PLAYERS, 5, np.int64)
     r = rngs()
-    assert choose_category_nb(r, 0, E.P_SPOILER, breadth, 0) == 1
-    assert choose_category_nb(r, 0, E.P_WIDEST, breadth, 0) == 2
-    assert choose_category_nb(r, 0, E.P_WIDEST, breadth, 1) == 0  # ties: the first
-    assert {choose_category_nb(r, 0, E.P_RANDOM, breadth, 0) for _ in range(60)} == {0, 1, 2, 3}
+
+    def choose(policy, card):
+        return choose_category_nb(r, 0, policy, rules, hand_n, 4, card, False)
+    assert choose(E.P_SPOILER, 0) == 1
+    assert choose(E.P_TARGETING, 0) == 1  # the uniform model: as spoiler
+    assert choose(E.P_WIDEST, 0) == 2
+    assert choose(E.P_WIDEST, 1) == 0  # ties: the first
+    assert {choose(E.P_RANDOM, 0) for _ in range(60)} == {0, 1, 2, 3}
 
 
 def test_grote_kans_extras_shed_the_earliest_or_the_hardest_letters():
@@ -292,10 +311,14 @@ def first_wrong_of(block):
 
 
 def categories_of(rows):
-    """Split the events into categories: from one EV_READ that is not a remise's to the next."""
+    """Split the events into categories: from one EV_READ that is not a remise's to the next. A
+    Vicieuze cirkel's own category (its read followed by the circle's answers) stays inside the
+    category it interrupts: a remise goes on after it."""
     block = None
-    for row in rows:
-        if row[0] in (E.EV_READ, E.EV_ROUND, E.EV_END) and not (row[0] == E.EV_READ and row[6]):
+    for i, row in enumerate(rows):
+        circle = row[0] == E.EV_READ and i + 1 < len(rows) and rows[i + 1][0] == E.EV_CIRCLE
+        if row[0] in (E.EV_READ, E.EV_ROUND, E.EV_END) and not (row[0] == E.EV_READ and row[6]) \
+                and not circle:
             if block:
                 yield block
             block = [row] if row[0] == E.EV_READ else None
@@ -308,8 +331,9 @@ def test_who_reads_next(reader_rule):
     """The winner reads next; after a wrong answer the first wrong answerer (or, by the rule, still
     the winner); with nobody correct the first wrong answerer; with no answer at all the reader."""
     checked = {"win": 0, "wrong+win": 0, "wrong": 0, "nobody": 0}
-    for index in range(6):
-        rows, _ = trace_rows(4, {"rounds_to_win": 1, "reader_after_wrong": reader_rule},
+    for index in range(12):
+        rows, _ = trace_rows(4, {"rounds_to_win": 1, "reader_after_wrong": reader_rule,
+                                 "time_limit": 5.0},  # short: categories nobody answers
                              "random:error_rate=0.3", index=index)
         blocks = list(categories_of(rows))
         for block, nxt in zip(blocks, blocks[1:]):

@@ -16,6 +16,7 @@ import pytest
 from kernels.wieweetwat import enums as E
 from kernels.wieweetwat import search_nb
 from kernels.wieweetwat.piles_nb import deal_round_nb, kind_set_nb, shuffle_categories_nb
+from kernels.wieweetwat.recall_nb import draw_profiles_nb
 from kernels.wieweetwat.table_nb import TABLE_DTYPE
 from sim.errors import SpecError
 from sim.games import wieweetwat as ww
@@ -130,6 +131,12 @@ def table_in_play(players, game, rules=None, shed=10, samples=24):
             t["pile_n"][E.PN_LETTER_DISCARDS] += 1
     for _ in range(5):  # categories read
         move_card(t, int(t["cpile"][t["pile_n"][E.PN_CAT_PILE] - 1]), "cdisc", E.PN_CAT_DISCARDS)
+    kshare, cat_kind, fixed_know, fixed_letters, fixed_react = inputs.data[3:8]
+    t["cat_kind"][: len(cat_kind)] = cat_kind
+    t["kshare"][:, :] = kshare
+    if inputs.rule_i[E.R_RECALL_MODEL] == E.RECALL_PROFILES:  # the players' profiles, as a game's
+        draw_profiles_nb(7, game, players, t["rule_f"], t["kshare"], t["pshare"], t["know"],
+                         t["lfactor"], t["react"], t["rng"], fixed_know, fixed_letters, fixed_react)
     for s in range(players):
         t["rng"][s] = np.uint64(1000 + 17 * s + game)
     search = search_nb.new_workspace_nb()

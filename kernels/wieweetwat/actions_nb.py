@@ -20,6 +20,17 @@ def seat_after_nb(seat, k, n):
     return p - n if p >= n else p
 
 
+@inline
+def leader_nb(reader, hand_n, n):
+    """The reader's opponent with the fewest letter cards (ties: the first clockwise)."""
+    best = -1
+    for k in range(1, n):
+        p = seat_after_nb(reader, k, n)
+        if best < 0 or hand_n[p] < hand_n[best]:
+            best = p
+    return best
+
+
 @borrowing
 def left_of_nb(seat, n):
     return seat_after_nb(seat, 1, n)

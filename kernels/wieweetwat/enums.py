@@ -110,11 +110,12 @@ P_RANDOM = 0  # a random category
 P_SPOILER = 1  # the narrowest: the hardest for the player with the fewest cards
 P_WIDEST = 2  # the widest
 P_SEARCH = 3  # determinized Monte Carlo over the categories (search_nb.py)
-N_POLICIES = 4
+P_TARGETING = 4  # profiles: the category the leader is least likely to win (else as P_SPOILER)
+N_POLICIES = 5
 # The search's play-outs give every seat this policy, and the search seat reads by it where it does
 # not search (the strongest fixed reader: spoiler against three random wins 0.265 of the games,
 # widest 0.242; docs/rules/wieweetwat.md)
-PLAYOUT_POLICY = P_SPOILER
+PLAYOUT_POLICY = P_TARGETING
 
 # Counters per seat (seat_stats columns)
 SS_WRONG = 0
@@ -135,7 +136,8 @@ GS_PASSES = 2
 GS_FIRST_READER_WINS = 3
 GS_ACTIONS = 4
 GS_GROTE_LEADER = 5  # this turn's leader when its first Grote Kans was carried out, or -1 (not a counter)
-N_GAME_STATS = 6
+GS_RACE_MS = 6  # milliseconds the table raced for answers (the column race_seconds)
+N_GAME_STATS = 7
 
 # Counters per action kind (action_stats columns)
 AS_DRAWN = 0
@@ -206,6 +208,7 @@ OUT_DTYPE = np.dtype([
     ("rounds", np.int32),
     ("score", np.int32, (MAX_PLAYERS,)),  # rounds won
     ("categories", np.int32),
+    ("race_seconds", np.float32),
     ("remises", np.int32),
     ("passes", np.int32),
     ("first_reader_rounds_won", np.int32),

@@ -36,6 +36,7 @@ from kernels.wieweetwat.enums import (
     GS_CATEGORIES,
     GS_FIRST_READER_WINS,
     GS_PASSES,
+    GS_RACE_MS,
     GS_REMISES,
     HAND_MASK,
     MAX_PLAYERS,
@@ -356,6 +357,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
         rec.turns = game_stats[GS_CATEGORIES] + game_stats[GS_ACTIONS]
         rec.rounds = rnd
         rec.categories = game_stats[GS_CATEGORIES]
+        rec.race_seconds = game_stats[GS_RACE_MS] / 1000.0
         rec.remises = game_stats[GS_REMISES]
         rec.passes = game_stats[GS_PASSES]
         rec.first_reader_rounds_won = game_stats[GS_FIRST_READER_WINS]

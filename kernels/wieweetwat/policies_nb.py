@@ -2,7 +2,10 @@
 cards are counted on the table), the categories on the card it reads and their breadths.
 
 - the reader's category (the policy): `random`, `spoiler` (the narrowest category: the hardest for
-  the player with the fewest cards, whose letters the reader cannot see) or `widest` (`search`:
+  the player with the fewest cards, whose letters the reader cannot see), `widest`, or `targeting`
+  (under the profiles model, the category in which the leader is least likely to answer first,
+  judged from every player's knowledge of the kinds and reaction time, which the table knows as
+  people who play together do; under the uniform model it reads as `spoiler`) (`search`:
   search_nb.py, which falls back on PLAYOUT_POLICY here);
 - `target`: whom Te veel keuze takes a card from;
 - `counter`: whether to counter-attack an answer with a Wie Weet Wat card;
@@ -13,7 +16,7 @@ The joker decision (`joker_use`, `joker_patience`) is part of the recall model's
 import numpy as np
 
 from kernels.jit import borrowing, inline
-from kernels.wieweetwat.actions_nb import seat_after_nb
+from kernels.wieweetwat.actions_nb import leader_nb, seat_after_nb
 from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
     COUNTER_ALWAYS,
@@ -22,30 +25,100 @@ from kernels.wieweetwat.enums import (
     NO_TIME,
     P_SEARCH,
     P_SPOILER,
+    P_TARGETING,
     P_WIDEST,
     PLAYOUT_POLICY,
+    R_RECALL_MODEL,
+    RECALL_PROFILES,
     SHED_HARDEST,
     TARGET_FEWEST_CARDS,
     TARGET_MOST_CARDS,
 )
 from kernels.wieweetwat.recall_nb import randint_at_nb
 
+TIE = 1e-12  # targeting: scores closer than this are equal
+
 
 @inline
-def choose_category_nb(rngs, seat, policy, breadth, card):
-    """The slot (0..3) of the category the reader reads from category card `card`. A search
-    reader reads as its play-outs do where it does not search (remises, the Vicieuze cirkel)."""
+def choose_category_nb(rngs, seat, policy, rules, hand_n, n, card, circle):
+    """The slot (0..3) of the category the reader reads from category card `card` (`circle`: for
+    its own Vicieuze cirkel). A search reader reads as its play-outs do where it does not search
+    (remises, the Vicieuze cirkel)."""
+    breadth = rules[7]
     first = card * CATEGORIES_PER_CARD
     if policy == P_SEARCH:
         policy = PLAYOUT_POLICY
-    if policy == P_SPOILER or policy == P_WIDEST:
+    if policy == P_TARGETING and rules[0][R_RECALL_MODEL] == RECALL_PROFILES:
+        return targeted_slot_nb(seat, n, rules, hand_n, card, circle)
+    if policy == P_SPOILER or policy == P_WIDEST or policy == P_TARGETING:
         best = 0
         for slot in range(1, CATEGORIES_PER_CARD):
             b = breadth[first + slot]
-            if (b < breadth[first + best]) if policy == P_SPOILER else (b > breadth[first + best]):
+            if (b > breadth[first + best]) if policy == P_WIDEST else (b < breadth[first + best]):
                 best = slot
         return best
     return randint_at_nb(rngs, seat, np.int64(CATEGORIES_PER_CARD))
+
+
+@borrowing
+def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
+    """`targeting`'s slot under the profiles model: the category that gives the leader (the
+    reader's opponent with the fewest cards) the least chance to answer first; in the reader's own
+    Vicieuze cirkel, where the reader answers too and the first to fail draws a card, the kind the
+    leader knows least relative to the reader. Ties: the narrowest, then the first."""
+    breadth = rules[7]
+    rates = rules[5]
+    cat_kind, _, know, react, _ = rules[9]
+    leader = leader_nb(reader, hand_n, n)
+    first = card * CATEGORIES_PER_CARD
+    best = -1
+    best_score = 0.0
+    for slot in range(CATEGORIES_PER_CARD):
+        c = first + slot
+        kind = cat_kind[c]
+        if circle:
+            score = know[leader, kind] / know[reader, kind]
+        else:
+            score = leader_first_chance_nb(reader, leader, n, breadth[c], kind, hand_n, rates, know,
+                                           react)
+        # chances equal but for rounding (equal reaction times: breadth cancels) are a tie
+        if best < 0 or score < best_score - TIE or (score <= best_score + TIE
+                                                    and breadth[c] < breadth[first + best]):
+            best = slot
+            best_score = score
+    return best
+
+
+@borrowing
+def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, react):
+    """The chance that `leader` answers first among the reader's opponents in a category of
+    breadth b and kind `kind`, as the table can judge it: each opponent recalls at rate b x
+    vocabulary x speed x its knowledge of the kind x its hand size (the letters are unseen) and says
+    its answer its reaction time later. The earliest of shifted exponentials, in closed form: between
+    two consecutive reaction times the set of players who can answer is fixed, and the leader's
+    density integrates to r_leader / R x (the drop of everyone's survival over that stretch)."""
+    started = 0  # bit set of the opponents whose reaction time has passed
+    total = 0.0  # R: their summed rates
+    weighted = 0.0  # their summed rate x reaction time
+    r_leader = b * rates[leader] * know[leader, kind] * hand_n[leader]
+    t = 0.0
+    chance = 0.0
+    while True:
+        nxt = -1
+        for k in range(1, n):
+            s = seat_after_nb(reader, k, n)
+            if hand_n[s] > 0 and not started & (1 << s) and (nxt < 0 or react[s] < react[nxt]):
+                nxt = s
+        if started & (1 << leader) and total > 0.0:
+            survive_from = np.exp(weighted - total * t)
+            survive_to = np.exp(weighted - total * react[nxt]) if nxt >= 0 else 0.0
+            chance += r_leader / total * (survive_from - survive_to)
+        if nxt < 0:
+            return chance
+        started |= 1 << nxt
+        total += b * rates[nxt] * know[nxt, kind] * hand_n[nxt]
+        weighted += b * rates[nxt] * know[nxt, kind] * hand_n[nxt] * react[nxt]
+        t = react[nxt]
 
 
 @borrowing

@@ -16,6 +16,7 @@ from kernels.status import CARDS_LOST, INVARIANT, OK, TOO_LONG
 from kernels.wieweetwat import search_nb  # a module: search_nb plays its play-outs with this one
 from kernels.wieweetwat.actions_nb import (
     circle_nb,
+    leader_nb,
     left_of_nb,
     pechvogel_partner_nb,
     rotonde_nb,
@@ -54,6 +55,7 @@ from kernels.wieweetwat.enums import (
     GS_CATEGORIES,
     GS_GROTE_LEADER,
     GS_PASSES,
+    GS_RACE_MS,
     GS_REMISES,
     HAND_MASK,
     JOKER_WHEN_STUCK,
@@ -181,17 +183,6 @@ def take_back_nb(hands, hand_n, pending, n):
             pending[s] = -1
 
 
-@inline
-def leader_nb(reader, hand_n, n):
-    """The reader's opponent with the fewest letter cards (ties: the first clockwise)."""
-    best = -1
-    for k in range(1, n):
-        p = seat_after_nb(reader, k, n)
-        if best < 0 or hand_n[p] < hand_n[best]:
-            best = p
-    return best
-
-
 @borrowing
 def category_card_left_nb(card_action, cpile, cdisc, cuse, pile_n, held, lo, hi, waiting):
     """Whether a category card (not an action card) can still be drawn in this turn: one in the
@@ -281,7 +272,8 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
                                        queue_n, card, trace, at)
             if own < 0:  # no category card but the one waiting (a one-card category list): the
                 own = card  # circle reads from it, and draws no action cards in vain
-            slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, own)
+            slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n, own,
+                                      True)
             b = breadth[own * CATEGORIES_PER_CARD + slot]
             ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
                   np.int64(b * 100.0 + 0.5), 0, 0)
@@ -499,7 +491,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 slot = search_nb.search_category_nb(search, rnd, reader, n, card, grote, rules,
                                                     state, piles)
             else:
-                slot = choose_category_nb(seat_rng, reader, seat_policy[reader], breadth, card)
+                slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n,
+                                          card, False)
             b = breadth[card * CATEGORIES_PER_CARD + slot]
             if profiles:
                 # the seats' rates and letter shares for this category's kind; the hand shares
@@ -550,6 +543,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     if wrong[s] == 0 and t < best:
                         best = t
             cutoff = best + tie if best < NO_TIME else time_limit
+            game_stats[GS_RACE_MS] += ms_nb(min(cutoff, time_limit))  # the race's seconds
             tied = 0
             n_tied = 0
             caught = 0  # wrong answers said before the fastest correct one was complete

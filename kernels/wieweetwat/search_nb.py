@@ -10,11 +10,13 @@ option out in each, every seat reading by PLAYOUT_POLICY and keeping its own par
 end of the round; it takes the option with the best mean value (value below), but keeps
 PLAYOUT_POLICY's own choice unless another option is better by more than noise (CONFIDENCE). Every
 option sees the same determinizations and the same draws (common random numbers); categories of
-equal breadth play the same and are played out once.
+equal breadth (and, under the profiles model, of the same kind) play the same and are played out
+once.
 
 What the seat knows: its own hand, every hand's size, the letter discards (shed cards are shown),
 the category and action cards drawn (the category discards and the turn's cards), the rounds won,
-the rules and every player's parameters (skill and habits: as opponents one has played before).
+the rules and every player's parameters (skill and habits: as opponents one has played before;
+under the profiles model also their knowledge of each kind and reaction times).
 Hidden: the other hands, the letter pile, the category pile's order, and every future recall time.
 A determinization deals the unseen letter cards (the deck minus its hand and the discards, listed
 in kind order, so that the list does not depend on where the hidden cards really are) at random
@@ -33,7 +35,7 @@ calls this module back at the search's decisions: the two import each other as m
 """
 import numpy as np
 
-from kernels.jit import borrowing, kernel, njit
+from kernels.jit import borrowing, inline, kernel, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.status import OK
 from kernels.wieweetwat import rules_nb  # a module: play_round_nb calls back into this one
@@ -53,7 +55,9 @@ from kernels.wieweetwat.enums import (
     PN_LETTER_DISCARDS,
     PN_LETTER_LAZY,
     PN_LETTER_PILE,
+    R_RECALL_MODEL,
     R_ROUNDS_TO_WIN,
+    RECALL_PROFILES,
     A_GROTE_KANS,
     SI_SAMPLES,
     SI_TARGET,
@@ -349,21 +353,30 @@ def best_option_nb(search, n_opts, heuristic, samples):
 
 # ------------------------------------------------------------------------------ the decisions
 
+@inline
+def plays_alike_nb(rules, a, b):
+    """Whether categories a and b play the same games: the same breadth, and under the profiles
+    model the same kind."""
+    if rules[7][a] != rules[7][b]:
+        return False
+    return rules[0][R_RECALL_MODEL] != RECALL_PROFILES or rules[9][0][a] == rules[9][0][b]
+
+
 @borrowing
 def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles):
     """The slot (0..3) the search reader reads from `card`, the first card of its turn (the action
     cards before it carried out; `grote`: a Grote Kans among them)."""
     seat_rng = state[5]
-    breadth = rules[7]
     seat_i = rules[3]
     opts = search[7]
     first = card * CATEGORIES_PER_CARD
-    heuristic = choose_category_nb(seat_rng, reader, PLAYOUT_POLICY, breadth, card)
+    heuristic = choose_category_nb(seat_rng, reader, PLAYOUT_POLICY, rules, state[1], n, card,
+                                   False)
     distinct = 0
-    for slot in range(CATEGORIES_PER_CARD):  # -1: plays as an earlier slot of equal breadth
+    for slot in range(CATEGORIES_PER_CARD):  # -1: plays as an earlier slot it plays alike
         opts[slot] = slot
         for other in range(slot):
-            if breadth[first + other] == breadth[first + slot]:
+            if plays_alike_nb(rules, first + other, first + slot):
                 opts[slot] = -1
                 break
         if opts[slot] >= 0:
@@ -372,7 +385,7 @@ def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
         return heuristic
     opts[heuristic] = heuristic
     for slot in range(CATEGORIES_PER_CARD):  # the heuristic's slot stands for its equals
-        if slot != heuristic and breadth[first + slot] == breadth[first + heuristic]:
+        if slot != heuristic and plays_alike_nb(rules, first + slot, first + heuristic):
             opts[slot] = -1
     samples = seat_i[reader, SI_SAMPLES]
     round_values_nb(search, reader, n, rules[0][R_ROUNDS_TO_WIN])

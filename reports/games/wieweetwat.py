@@ -48,6 +48,9 @@ COLUMNS = ("first_reader_rounds_won", "categories", "remises", "passes", "www_ro
            "www_rounds_won", "jokers", "counter_attacks", "actions_drawn", "action_self_change",
            "action_leader_change", "letters_left", "letters_shed")
 SKILL_PARAMS = ("vocabulary", "speed")  # the recall model multiplies every rate by their product
+# Seconds per turn besides the race for answers (drawing the card, reading four categories out,
+# choosing, laying cards down): an assumption for the estimate in minutes, named in the report
+HANDLING_SECONDS = 6.0
 
 
 def per_round(column: str) -> pl.Expr:
@@ -246,6 +249,10 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
     means = {"categories_per_round": per_round("categories"), "remises_per_round": per_round("remises"),
              "passes_per_round": per_round("passes"), "jokers": list_sum("jokers"),
              "counters": list_sum("counter_attacks")}
+    if game_has_columns(ctx, ("race_seconds", "turns")):  # version 5 on
+        race = _f(pl.col("race_seconds"))
+        means.update(turns=_f(pl.col("turns")), race_minutes=race / 60.0,
+                     minutes=(race + HANDLING_SECONDS * _f(pl.col("turns"))) / 60.0)
     aggs = [pl.len().alias("games")]
     for k, e in means.items():
         aggs += [e.mean().alias(f"{k}:mean"), e.var().alias(f"{k}:var")]
@@ -324,7 +331,8 @@ def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
             "www_dealt": moment_block(r, "www", WWW)[0][1] > 0,
             "rates": rates, "kinds_test": kinds_test, "actions": actions,
             **{k: _mean(r, k) for k in ("categories_per_round", "remises_per_round", "passes_per_round",
-                                         "jokers", "counters")}}
+                                         "jokers", "counters", "turns", "race_minutes", "minutes")
+               if f"{k}:mean" in r}}
 
 
 def has_columns(ctx: Context) -> bool:
@@ -692,11 +700,24 @@ def wieweetwat_section(ctx: Context) -> Section | None:
     sec.tables.append(Table("A round in numbers", ["arm", "categories", "remises", "categories without a winner"],
                             [[name, text.value_ci(s["categories_per_round"]), text.value_ci(s["remises_per_round"]),
                               text.value_ci(s["passes_per_round"])] for name, s in stats.items()]))
+    if all("minutes" in s for s in stats.values()):
+        sec.tables.append(Table(
+            "How long a game takes", ["arm", "turns", "racing for answers (min)", "estimated minutes"],
+            [[name, text.value_ci(s["turns"]), text.value_ci(s["race_minutes"]), text.value_ci(s["minutes"])]
+             for name, s in stats.items()],
+            note="turns: categories read plus action cards; racing: the seconds from each category "
+                 "read to its fastest correct answer (or the time limit), by the recall model; "
+                 f"estimated minutes: racing plus {HANDLING_SECONDS:g} s per turn to draw, read out, "
+                 "choose and lay down cards (an assumption, not measured)"))
     sec.children = [_first_reader_section(ctx, stats), _skill_section(ctx, stats),
                     _letters_section(ctx, stats), _www_section(ctx, stats), _actions_section(ctx, stats)]
     sec.data = {"arms": list(stats), "per_round": {
         name: {k: s[k].to_dict() for k in ("categories_per_round", "remises_per_round", "passes_per_round")}
         for name, s in stats.items()}}
+    if all("minutes" in s for s in stats.values()):
+        sec.data["length"] = {name: {k: s[k].to_dict() for k in ("turns", "race_minutes", "minutes")}
+                              for name, s in stats.items()}
+        sec.data["handling_seconds"] = HANDLING_SECONDS
     return sec
 
 

@@ -324,11 +324,12 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wieweetwat",
     title="Wie Weet Wat: Kaartspel",
-    version=4,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
+    version=5,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
     # Kans's swing measured around the extra cards it allows (play unchanged); 4: a category or
     # action card still waiting in a turn is never shuffled back (it was read or carried out twice
     # with short category lists), the rules counter_last_card, rotonde_empty_hand,
-    # grote_kans_same_letter and action_cards
+    # grote_kans_same_letter and action_cards; 5: the profiles recall model is the default
+    # (recall_model = profiles; uniform plays version 4's games)
     min_players=3,
     max_players=6,
     rules=(
@@ -392,7 +393,7 @@ GAME = Game(
                     f"{CATEGORY_CARDS}), largest remainders, at least one action card while any is "
                     "asked for", "text: '60 categoriekaarten ... Tussen de categoriekaarten zitten "
                     "tien actiekaarten' (10 to 50 category cards); " + DOC),
-        ChoiceParam("recall_model", "uniform", ("uniform", "profiles"), "the recall model: "
+        ChoiceParam("recall_model", "profiles", ("uniform", "profiles"), "the recall model: "
                     "uniform, every player's rate breadth x letter share x vocabulary x speed "
                     "(a category scales all players alike); or profiles, adding per player a "
                     "knowledge factor per category kind, a letter mix per category kind, a factor "
@@ -419,14 +420,23 @@ GAME = Game(
         Policy("widest", 2, "as reader, reads the widest category", PLAYER_PARAMS),
         Policy("search", 3, "determinized Monte Carlo: as reader, deals what it cannot see "
                "`samples` times and plays every category of the card (and every opponent for Te "
-               "veel keuze) out to the end of the round with spoiler at every seat; takes the best "
-               "mean chance to win the game, keeping spoiler's choice unless another is better "
-               "beyond noise; remises and the Vicieuze cirkel read as spoiler",
+               "veel keuze) out to the end of the round with targeting at every seat; takes the "
+               "best mean chance to win the game, keeping targeting's choice unless another is "
+               "better beyond noise; remises and the Vicieuze cirkel read as targeting",
                PLAYER_PARAMS + (SAMPLES,)),
+        Policy("targeting", 4, "as reader, under the profiles recall model, reads the category "
+               "in which the leader (the opponent with the fewest cards) is least likely to answer "
+               "first, judged from every player's knowledge of the kinds and reaction time (in its "
+               "own Vicieuze cirkel: the kind the leader knows least beside itself); under the "
+               "uniform model it reads as spoiler", PLAYER_PARAMS),
     ),
     columns=(
         Column("categories", "int32", "categories read (remises' new categories and Vicieuze "
                "cirkel categories not counted twice: every category read to the table once)"),
+        Column("race_seconds", "float32", "seconds the table spent racing for answers: per "
+               "category read (a remise's new categories too), until the fastest correct answer's "
+               "tie window closed, or the time limit when nobody answered correctly (the Vicieuze "
+               "cirkel's answers and the time to draw, read out and lay down cards not counted)"),
         Column("remises", "int32", "categories read for a remise"),
         Column("passes", "int32", "categories in which nobody gave a correct answer"),
         Column("first_reader_rounds_won", "int32", "rounds won by the round's first reader"),
