@@ -15,7 +15,7 @@ from sim.spec import ArmSpec
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = sorted(games())
 ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "int16": pa.int16(),
-         "int8": pa.int8(), "bool": pa.bool_()}
+         "int8": pa.int8(), "bool": pa.bool_(), "float32": pa.float32()}
 ARROW.update({f"list<{k}>": pa.list_(pa.field("item", ARROW[k], nullable=False))
               for k in ("int32", "int16", "int8")})
 

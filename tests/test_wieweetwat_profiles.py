@@ -153,6 +153,8 @@ def play(players, rules=None, n=6, seed=5, policy="random", data=None, checked=T
 
 
 def digest(rows):
+    """The rows' hash, without the columns version 4 did not have (race_seconds: version 5)."""
+    rows = [{k: v for k, v in row.items() if k != "race_seconds"} for row in rows]
     return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
 
 

@@ -69,7 +69,7 @@ def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
     breadth = rules[7]
     rates = rules[5]
     cat_kind, _, know, react, _ = rules[9]
-    leader = leader_nb(reader, hand_n, n)
+    leader = np.int64(leader_nb(reader, hand_n, n))  # one specialisation (not Literal -1)
     first = card * CATEGORIES_PER_CARD
     best = -1
     best_score = 0.0

@@ -273,7 +273,7 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
             if own < 0:  # no category card but the one waiting (a one-card category list): the
                 own = card  # circle reads from it, and draws no action cards in vain
             slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n, own,
-                                      True)
+                                      np.bool_(True))
             b = breadth[own * CATEGORIES_PER_CARD + slot]
             ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
                   np.int64(b * 100.0 + 0.5), 0, 0)
@@ -492,7 +492,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                                                     state, piles)
             else:
                 slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n,
-                                          card, False)
+                                          card, np.bool_(False))
             b = breadth[card * CATEGORIES_PER_CARD + slot]
             if profiles:
                 # the seats' rates and letter shares for this category's kind; the hand shares

@@ -371,7 +371,7 @@ def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
     opts = search[7]
     first = card * CATEGORIES_PER_CARD
     heuristic = choose_category_nb(seat_rng, reader, PLAYOUT_POLICY, rules, state[1], n, card,
-                                   False)
+                                   np.bool_(False))
     distinct = 0
     for slot in range(CATEGORIES_PER_CARD):  # -1: plays as an earlier slot it plays alike
         opts[slot] = slot
