@@ -5,7 +5,7 @@
 Two questions per game that rotates its seats (issue: "Fewest games for an answer"), each answered
 to a 95 % half-width of 0.5 percentage points: seat 0's edge, and a rule's effect on it
 (Knutten: John Knut; Wizard: the hook rule; Wippen: a target of 40 points instead of 52; Wie is
-de Heer?: answers read by every seat).
+de Heer?: answers read by every seat; Wie Weet Wat: no counter-attacks).
 
 For each, four designs play the same arms (all seats the game's default heuristic player, 4 seats):
 - independent: every game a fresh deal, the two arms of an effect on unrelated games;
@@ -38,8 +38,10 @@ QUESTIONS = {  # game: (policy, rule of the effect, its two values)
     "wizard": ("heuristic", "hook_rule", (True, False)),
     "wippen": ("greedy", "target", (52, 40)),
     "wieisdeheer": ("reasoner", "answers_public", (False, True)),
+    "wieweetwat": ("targeting", "counter_attacks", (True, False)),
 }
-DEFAULT_DEALS = {"knutten": 100_000, "wizard": 25_000, "wippen": 10_000, "wieisdeheer": 25_000}
+DEFAULT_DEALS = {"knutten": 100_000, "wizard": 25_000, "wippen": 10_000, "wieisdeheer": 25_000,
+                 "wieweetwat": 25_000}
 
 
 def seat0_weight(out) -> np.ndarray:

@@ -74,8 +74,8 @@ def main(argv=None) -> int:
         fixed_letters = np.zeros((n, E.N_LETTERS))
         fixed_react = np.full(n, -1.0)
         for g in range(games_n):
-            draw_profiles_nb(seed, np.int64(g), n, rule_f, kshare, pshare[g], know[g], lfactor[g],
-                             react[g], rngs, fixed_know, fixed_letters, fixed_react)
+            draw_profiles_nb(seed, np.int64(g), n, np.int64(0), rule_f, kshare, pshare[g], know[g],
+                             lfactor[g], react[g], rngs, fixed_know, fixed_letters, fixed_react)
         return know, react, pshare
 
     rule_f = np.array([p.default for p in GAME.rules if p.in_float_array], dtype=np.float64)

@@ -18,10 +18,11 @@ from sim.errors import SpecError
 from sim.spec import ArmSpec, StudySpec, default_batch_size, rotating_games
 
 SEED = 23
-ROTATING = ["knutten", "wieisdeheer", "wippen", "wizard"]  # registry order
-POLICY = {"knutten": "cautious", "wizard": "heuristic", "wippen": "greedy", "wieisdeheer": "reasoner"}
+ROTATING = ["knutten", "wieisdeheer", "wieweetwat", "wippen", "wizard"]  # registry order
+POLICY = {"knutten": "cautious", "wizard": "heuristic", "wippen": "greedy", "wieisdeheer": "reasoner",
+          "wieweetwat": "targeting"}
 # the trace's event code for a card dealt to a seat (enums E_DEAL / EV_DEAL / EV_CARD)
-DEAL = {"knutten": 1, "wizard": 3, "wippen": 5, "wieisdeheer": 2}
+DEAL = {"knutten": 1, "wizard": 3, "wippen": 5, "wieisdeheer": 2, "wieweetwat": 3}
 
 
 def first_deal(game: str, rotate: bool, index: int, players: int = 4) -> dict[int, list[int]]:
@@ -79,7 +80,10 @@ def test_rotated_games_play_checked_at_every_player_count(game):
             arm.info.runner().run_kernel(arm, SEED, 5, 2 * n, checked=True)  # raises on any broken rule
 
 
-def test_spec_refuses_what_cannot_rotate():
+def test_spec_refuses_what_cannot_rotate(monkeypatch):
+    from sim.games.wieweetwat import RUNNER
+
+    monkeypatch.setattr(RUNNER, "rotates", False)  # every game rotates now: pretend one cannot
     with pytest.raises(SpecError, match="wieweetwat cannot rotate its seats yet"):
         ArmSpec.make("wieweetwat", 3, None, None, rotate=True)
     with pytest.raises(SpecError, match=r"rotate='yes': expected true or false"):

@@ -42,25 +42,44 @@ def rule_f(knowledge=0.5, letters=0.3, reaction=0.8, reaction_sigma=0.3):
     return out
 
 
-def profiles_nb(seed, games_n, n, rule_f, kshare, fixed=None):
-    """The profiles of games 0..games_n-1 (n seats each), as the driver draws them; `fixed`: the
-    fixed profile arrays (sim/games/wieweetwat.fixed_profile_arrays), none by default."""
+def profiles_nb(seed, games_n, n, rule_f, kshare, fixed=None, shift=0):
+    """The profiles of games 0..games_n-1 (n seats each), as the driver draws them at rotation
+    `shift`; `fixed`: the fixed profile arrays (sim/games/wieweetwat.fixed_profile_arrays), none by
+    default."""
     if fixed is None:
         fixed = (np.zeros((n, E.N_CATEGORY_KINDS)), np.zeros((n, E.N_LETTERS)), np.full(n, -1.0))
-    return profiles_fixed_nb(seed, games_n, n, rule_f, kshare, *fixed)
+    return profiles_fixed_nb(seed, games_n, n, np.int64(shift), rule_f, kshare, *fixed)
 
 
 @njit
-def profiles_fixed_nb(seed, games_n, n, rule_f, kshare, fixed_know, fixed_letters, fixed_react):
+def profiles_fixed_nb(seed, games_n, n, shift, rule_f, kshare, fixed_know, fixed_letters,
+                      fixed_react):
     know = np.zeros((games_n, n, E.N_CATEGORY_KINDS))
     lfactor = np.zeros((games_n, n, E.N_LETTERS))
     react = np.zeros((games_n, n))
     pshare = np.zeros((games_n, n, E.N_CATEGORY_KINDS, E.N_LETTERS))
     rngs = np.zeros(n, np.uint64)
     for g in range(games_n):
-        draw_profiles_nb(seed, np.int64(g), n, rule_f, kshare, pshare[g], know[g], lfactor[g],
-                         react[g], rngs, fixed_know, fixed_letters, fixed_react)
+        draw_profiles_nb(seed, np.int64(g), n, shift, rule_f, kshare, pshare[g], know[g],
+                         lfactor[g], react[g], rngs, fixed_know, fixed_letters, fixed_react)
     return know, lfactor, react, pshare
+
+
+def test_a_rotated_seat_draws_the_profile_of_the_seat_whose_cards_it_holds():
+    """At rotation k seat s draws what seat (s + k) % n draws unrotated (kernels/rotation_nb.py); a
+    fixed profile is the player's and stays with its seat."""
+    n = 4
+    plain = profiles_nb(np.int64(5), np.int64(3), np.int64(n), rule_f(), KSHARE)
+    fixed = (np.zeros((n, E.N_CATEGORY_KINDS)), np.zeros((n, E.N_LETTERS)), np.full(n, -1.0))
+    fixed[0][1, :] = 9.0  # seat 1 knows every kind nine times the median
+    for k in range(n):
+        rotated = profiles_nb(np.int64(5), np.int64(3), np.int64(n), rule_f(), KSHARE, shift=k)
+        for a, b in zip(plain, rotated):
+            assert np.array_equal(b, np.roll(a, -k, axis=1))  # b[:, s] == a[:, (s + k) % n]
+        know, _, react, _ = profiles_nb(np.int64(5), np.int64(3), np.int64(n), rule_f(), KSHARE,
+                                        fixed=fixed, shift=k)
+        assert np.all(know[:, 1] == 9.0)
+        assert np.array_equal(react, np.roll(plain[2], -k, axis=1))
 
 
 def test_the_profiles_follow_their_log_normal_laws():

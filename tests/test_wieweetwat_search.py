@@ -135,8 +135,9 @@ def table_in_play(players, game, rules=None, shed=10, samples=24):
     t["cat_kind"][: len(cat_kind)] = cat_kind
     t["kshare"][:, :] = kshare
     if inputs.rule_i[E.R_RECALL_MODEL] == E.RECALL_PROFILES:  # the players' profiles, as a game's
-        draw_profiles_nb(7, game, players, t["rule_f"], t["kshare"], t["pshare"], t["know"],
-                         t["lfactor"], t["react"], t["rng"], fixed_know, fixed_letters, fixed_react)
+        draw_profiles_nb(7, game, players, np.int64(0), t["rule_f"], t["kshare"], t["pshare"],
+                         t["know"], t["lfactor"], t["react"], t["rng"], fixed_know, fixed_letters,
+                         fixed_react)
     for s in range(players):
         t["rng"][s] = np.uint64(1000 + 17 * s + game)
     search = search_nb.new_workspace_nb()

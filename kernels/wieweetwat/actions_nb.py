@@ -6,6 +6,8 @@ a uniformly random card, drawn from the taker's seat stream.
 Grote Kans and Vicieuze cirkel need a category and the recall model: the driver plays them
 (play_nb.py) with `circle_nb` below for the Vicieuze cirkel's answers.
 """
+import numpy as np
+
 from kernels.jit import borrowing, inline
 from kernels.wieweetwat.enums import EV_CIRCLE, EV_MOVE, HAND_WIDTH, SF_ERROR_RATE
 from kernels.wieweetwat.piles_nb import add_card_nb, random_card_nb, remove_card_nb
@@ -23,7 +25,7 @@ def seat_after_nb(seat, k, n):
 @inline
 def leader_nb(reader, hand_n, n):
     """The reader's opponent with the fewest letter cards (ties: the first clockwise)."""
-    best = -1
+    best = np.int64(-1)  # not a Literal: callers compile once for an int64 seat
     for k in range(1, n):
         p = seat_after_nb(reader, k, n)
         if best < 0 or hand_n[p] < hand_n[best]:

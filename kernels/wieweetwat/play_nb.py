@@ -6,6 +6,10 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 - the category deck's k-th shuffle in game g comes from extra_stream_nb(seed, g, k);
 - everything a seat does (its answer times and letters, wrong answers, the reader's random
   category, which card it takes unseen) comes from seat_stream_nb(seed, g, s).
+An arm that rotates its seats (kernels/rotation_nb.py) plays game g as deal g // n at rotation
+k = g % n: every stream above is deal g // n's, and seat s is dealt (each round) the letters, drawn
+the profile and given the stream of seat (s + k) % n. Seat 0 still reads first; the category deck
+is the deal's; profiles fixed per seat (the data input) stay with their seat, like its policy.
 
 data = (letter cards per kind int64[27] (the Wie Weet Wat cards' entry is ignored: the rule
 wie_weet_wat_cards says how many), the letters' shares float64[26], the category breadths
@@ -20,6 +24,9 @@ import numpy as np
 
 from kernels.jit import kernel, njit
 from kernels.rng_nb import seat_stream_nb
+from kernels.rotation_nb import (
+    deal_of_nb, held_hand_nb, rotate_seat_rows_nb, rotating_nb, rotation_args_ok_nb,
+)
 from kernels.status import BAD_ARGS, OK, TRACE_FULL
 from kernels.wieweetwat.enums import (
     AS_DRAWN,
@@ -96,7 +103,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, 
     n = seat_policy.shape[0]
     if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
         return False
-    if rule_i.shape[0] != N_RULES_I or rule_f.shape[0] != N_RULES_F:
+    if not rotation_args_ok_nb(rule_i, N_RULES_I) or rule_f.shape[0] != N_RULES_F:
         return False
     if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
             or seat_f.shape[1] != len(SEAT_F_ORDER):
@@ -213,7 +220,8 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     rounds_to_win = rule_i[R_ROUNDS_TO_WIN]
     rows = new_table_nb()  # every array below is a view of this one record (table_nb.py)
     t = rows[0]
-    t["rule_i"][:] = rule_i
+    rotating = rotating_nb(rule_i, N_RULES_I)
+    t["rule_i"][:] = rule_i[:N_RULES_I]
     t["rule_f"][:] = rule_f
     rule_i = t["rule_i"]
     rule_f = t["rule_f"]
@@ -293,14 +301,14 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
         search_nb.set_up_nb(search, rules, deck_counts, n_cards)
 
     for k in range(count):
-        g = first + k
+        g, shift = deal_of_nb(first + k, n, rotating)  # g: the deal, and every stream's game
         rec = out[k]
         if profiles:
-            draw_profiles_nb(seed, g, n, rule_f, t["kshare"], t["pshare"], t["know"],
+            draw_profiles_nb(seed, g, n, shift, rule_f, t["kshare"], t["pshare"], t["know"],
                              t["lfactor"], t["react"], seat_rng, t["fixed_know"],
                              t["fixed_letters"], t["fixed_react"])
         for s in range(n):
-            seat_rng[s] = seat_stream_nb(seed, g, s)
+            seat_rng[s] = seat_stream_nb(seed, g, held_hand_nb(s, shift, n))
             score[s] = 0
         seat_stats[:] = 0
         action_stats[:] = 0
@@ -312,6 +320,8 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
         rnd = np.int64(0)
         while True:
             deal_round_nb(seed, g, rnd, deck, n_deck, lpile, pile_n, hands, hand_n, n, hand_size)
+            if shift != 0:
+                rotate_seat_rows_nb(hands, hand_n, n, shift)
             ev_nb(trace, at, EV_ROUND, reader, rnd + 1, 0, 0, 0, 0, 0)
             if tracing:
                 for s in range(n):
@@ -328,7 +338,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
             won, status = play_round_nb(seed, g, rnd, reader, n, rules, state, piles, stats,
                                         scratch, checks, trace, at, search, np.int64(-1))
             if status != OK:
-                return status, g, at[0]
+                return status, first + k, at[0]
             score[won] += 1
             if won == first_reader:
                 game_stats[GS_FIRST_READER_WINS] += 1

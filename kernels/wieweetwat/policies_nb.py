@@ -69,7 +69,7 @@ def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
     breadth = rules[7]
     rates = rules[5]
     cat_kind, _, know, react, _ = rules[9]
-    leader = np.int64(leader_nb(reader, hand_n, n))  # one specialisation (not Literal -1)
+    leader = leader_nb(reader, hand_n, n)
     first = card * CATEGORIES_PER_CARD
     best = -1
     best_score = 0.0
@@ -90,6 +90,13 @@ def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
 
 
 @borrowing
+def race_rate_nb(s, b, kind, hand_n, rates, know):
+    """Seat s's answer rate in the race as the table judges it: breadth x vocabulary x speed x its
+    knowledge of the kind x its hand size."""
+    return b * rates[s] * know[s, kind] * hand_n[s]
+
+
+@borrowing
 def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, react):
     """The chance that `leader` answers first among the reader's opponents in a category of
     breadth b and kind `kind`, as the table can judge it: each opponent recalls at rate b x
@@ -100,7 +107,7 @@ def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, reac
     started = 0  # bit set of the opponents whose reaction time has passed
     total = 0.0  # R: their summed rates
     weighted = 0.0  # their summed rate x reaction time
-    r_leader = b * rates[leader] * know[leader, kind] * hand_n[leader]
+    r_leader = race_rate_nb(leader, b, kind, hand_n, rates, know)
     t = 0.0
     chance = 0.0
     while True:
@@ -116,8 +123,9 @@ def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, reac
         if nxt < 0:
             return chance
         started |= 1 << nxt
-        total += b * rates[nxt] * know[nxt, kind] * hand_n[nxt]
-        weighted += b * rates[nxt] * know[nxt, kind] * hand_n[nxt] * react[nxt]
+        r = race_rate_nb(nxt, b, kind, hand_n, rates, know)
+        total += r
+        weighted += r * react[nxt]
         t = react[nxt]
 
 

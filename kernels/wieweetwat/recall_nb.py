@@ -21,6 +21,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from kernels.jit import borrowing, inline
 from kernels.rng_nb import next_exponential_nb, next_word_nb, seat_stream_nb, uniform_nb
+from kernels.rotation_nb import held_hand_nb
 from kernels.wieweetwat.enums import (
     HAND_LETTER,
     HAND_MASK,
@@ -273,8 +274,8 @@ def normal_nb(rngs, i):
 
 
 @borrowing
-def draw_profiles_nb(seed, game, n, rule_f, kshare, pshare, know, lfactor, react, rngs, fixed_know,
-                     fixed_letters, fixed_react):
+def draw_profiles_nb(seed, game, n, shift, rule_f, kshare, pshare, know, lfactor, react, rngs,
+                     fixed_know, fixed_letters, fixed_react):
     """The profiles recall model's players for one game (docs/models/recall.md). Seat s draws from
     its own profile stream, seat_stream_nb(seed, game, PROFILE_STREAM + s), held in rngs[s] (the
     seats' play streams are set after this): first its knowledge of each category kind, log-normal
@@ -287,13 +288,14 @@ def draw_profiles_nb(seed, game, n, rule_f, kshare, pshare, know, lfactor, react
 
     fixed_know[s, k] > 0, fixed_letters[s, l] > 0 and fixed_react[s] >= 0 (the data input
     `profiles`) replace the value drawn; it is still drawn, so a fixed value moves no other
-    draw."""
+    draw. At rotation `shift` (kernels/rotation_nb.py) seat s draws from seat (s + shift) % n's
+    profile stream; a fixed value stays with its seat."""
     ks = rule_f[RF_KNOWLEDGE_SIGMA]
     ls = rule_f[RF_LETTER_SIGMA]
     rt = rule_f[RF_REACTION_TIME]
     rs = rule_f[RF_REACTION_SIGMA]
     for s in range(n):
-        rngs[s] = seat_stream_nb(seed, game, PROFILE_STREAM + s)
+        rngs[s] = seat_stream_nb(seed, game, PROFILE_STREAM + held_hand_nb(s, shift, n))
         for k in range(N_CATEGORY_KINDS):
             know[s, k] = np.exp(ks * normal_nb(rngs, s))
             if fixed_know[s, k] > 0.0:

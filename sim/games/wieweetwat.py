@@ -499,6 +499,7 @@ class WieWeetWatRunner(GameRunner):
     kernel_module = "kernels.wieweetwat.play_nb"
     enums_module = "kernels.wieweetwat.enums"
     trace_rows = 1 << 16
+    rotates = True
 
     def check_arm(self, arm) -> None:
         rules = arm.rule_values
