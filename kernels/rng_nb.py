@@ -100,6 +100,19 @@ def random_nb(rng):
 
 
 @njit
+def shuffle_from_nb(state, a, n):
+    """Fisher-Yates shuffle of the first n entries of a, in place, from a stream state held in a
+    local variable; returns the new state (shuffle_nb draws the same from a state in an array)."""
+    for i in range(n - 1, 0, -1):
+        state, u = next_word_nb(state)
+        j = uniform_nb(u, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+    return state
+
+
+@njit
 def shuffle_nb(rng, a, n):
     """Fisher-Yates shuffle of the first n entries of a, in place."""
     for i in range(n - 1, 0, -1):

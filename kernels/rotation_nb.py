@@ -42,6 +42,13 @@ def held_hand_nb(seat, shift, n):
 
 
 @njit
+def holder_nb(u, shift, n):
+    """Which seat holds, at rotation `shift`, what seat `u` holds in the unrotated deal: the inverse
+    of held_hand_nb (holder_nb(held_hand_nb(s, shift, n), shift, n) == s)."""
+    return u - shift if u >= shift else u - shift + n
+
+
+@njit
 def rotate_seat_rows_nb(rows, counts, n, shift):
     """Seat s takes row and count of seat (s + shift) % n, for hands kept as a row of cards per seat
     and a count per seat: the rotated deal."""

@@ -57,3 +57,19 @@ def test_wedge_draws_land_under_the_curve():
     observed, _ = np.histogram(x, edges)
     expected = N * (np.exp(-edges[:-1]) - np.exp(-edges[1:]))
     assert stats.chisquare(observed, expected * observed.sum() / expected.sum()).pvalue > 0.001
+
+
+def test_shuffle_from_a_state_is_the_shuffle_from_an_array():
+    """shuffle_from_nb (the stream state in a variable) permutes as shuffle_nb (the state in an
+    array) and leaves the stream where shuffle_nb leaves it."""
+    from kernels.rng_nb import deal_stream_nb, shuffle_from_nb, shuffle_nb
+
+    for n in (0, 1, 2, 7, 60):
+        state = deal_stream_nb(np.int64(11), np.int64(n), np.int64(3))
+        a = np.arange(60, dtype=np.int64)
+        b = a.copy()
+        rng = np.array([state], dtype=np.uint64)
+        shuffle_nb(rng, a, np.int64(n))
+        end = shuffle_from_nb(state, b, np.int64(n))
+        assert np.array_equal(a, b) and end == rng[0], n
+        assert sorted(b[:n]) == list(range(n)) and np.array_equal(b[n:], np.arange(n, 60))

@@ -71,6 +71,18 @@ def test_the_mole_card_moves_with_the_hands():
         assert [int(b[d * n + k]["mole"]) for k in range(n)] == [(int(a[d]["mole"]) - k) % n for k in range(n)]
 
 
+def test_holder_is_the_inverse_of_held_hand():
+    from kernels.rotation_nb import held_hand_nb, holder_nb
+    for n in range(2, 7):
+        for shift in range(n):
+            for s in range(n):
+                u = held_hand_nb(np.int64(s), np.int64(shift), np.int64(n))
+                assert u == (s + shift) % n
+                assert holder_nb(u, np.int64(shift), np.int64(n)) == s
+                assert held_hand_nb(holder_nb(np.int64(s), np.int64(shift), np.int64(n)),
+                                    np.int64(shift), np.int64(n)) == s
+
+
 @pytest.mark.parametrize("game", ROTATING)
 def test_rotated_games_play_checked_at_every_player_count(game):
     info = ArmSpec.make(game, 4, None, POLICY[game]).info

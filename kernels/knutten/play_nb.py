@@ -8,6 +8,7 @@ record into out[k]; new_table gives tests the same table.
 """
 import numpy as np
 
+from kernels.args_nb import search_unannounced_nb, shapes_ok_nb
 from kernels.jit import inline, ix, kernel, njit
 from kernels.knutten.enums import (
     A_DISCARD, B_CANNOT, B_JOHN, B_SWARM, B_WIND, C_DESIGN, C_KIND, D_COPIES, D_KIND, E_BITE,
@@ -37,7 +38,6 @@ from kernels.knutten.table_nb import (
     refill_all_nb, salt_streams_nb, seed_game_nb, set_deck_nb, swarm_to_pile_nb,
     take_from_hand_nb, to_swarm_nb, wind_caller_nb,
 )
-from kernels.rotation_nb import rotation_args_ok_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, OK, TOO_LONG, TRACE_FULL
 
 # play_round_nb's second result is the seat that chooses the next start player, or:
@@ -366,15 +366,11 @@ def build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i):
 def args_are_sound_nb(count, rule_i, rule_f, seat_policy, seat_i, seat_f, cards, designs, out):
     """Cheap checks of the driver's arguments (BAD_ARGS otherwise): shapes, player count, policy
     ids, seat parameters, the rules the kernel's capacities depend on, and the deck's rows."""
+    if not shapes_ok_nb(count, 2, MAX_PLAYERS, seat_policy, rule_i, len(RULE_I_ORDER), rule_f,
+                        len(RULE_F_ORDER), seat_i, len(SEAT_I_ORDER), seat_f, len(SEAT_F_ORDER),
+                        out):
+        return False
     n = seat_policy.shape[0]
-    if count < 0 or out.shape[0] < count or not 2 <= n <= MAX_PLAYERS:
-        return False
-    if not rotation_args_ok_nb(rule_i, len(RULE_I_ORDER)) or rule_f.shape[0] != len(RULE_F_ORDER):
-        return False
-    if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER):
-        return False
-    if seat_f.shape[0] != n or seat_f.shape[1] != len(SEAT_F_ORDER):
-        return False
     for p in range(n):
         if not 0 <= seat_policy[p] < N_POLICIES:
             return False
@@ -431,10 +427,9 @@ def start_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs
     """play_arm_nb with the search's workspace, or None when `searching` (data's last item: the
     searching seats) is None. Numba prunes branches on a None argument, so an arm without a search
     seat compiles no search code; a search seat it was not told of is BAD_ARGS."""
+    if search_unannounced_nb(searching, seat_policy, np.int64(P_SEARCH)):
+        return BAD_ARGS, first, np.int64(0)
     if searching is None:
-        for p in range(seat_policy.shape[0]):
-            if seat_policy[p] == P_SEARCH:
-                return BAD_ARGS, first, np.int64(0)
         return play_arm_nb(seed, first, count, rule_i, seat_policy, seat_i, cards, designs, out,
                            trace, checked, None)
     search = search_nb.new_workspace_nb(cards, designs, rule_i, seat_policy, seat_i)

@@ -12,12 +12,13 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 """
 import numpy as np
 
+from kernels.args_nb import search_unannounced_nb, shapes_ok_nb, trace_ok_nb
 from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
 from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb
 from kernels.rotation_nb import (
-    deal_of_nb, held_hand_nb, rotate_seat_rows_nb, rotating_nb, rotation_args_ok_nb,
+    deal_of_nb, held_hand_nb, holder_nb, rotate_seat_rows_nb, rotating_nb,
 )
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wieisdeheer.belief_nb import (
@@ -99,14 +100,11 @@ def beliefs_sound_nb(post, players):
 
 @njit
 def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+    if first < 0 or not shapes_ok_nb(count, MIN_PLAYERS, MAX_PLAYERS, seat_policy, rule_i,
+                                     N_RULES_I, rule_f, N_RULES_F, seat_i, len(SEAT_I_ORDER),
+                                     seat_f, len(SEAT_F_ORDER), out):
+        return False
     n = seat_policy.shape[0]
-    if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
-        return False
-    if not rotation_args_ok_nb(rule_i, N_RULES_I) or rule_f.shape[0] != N_RULES_F:
-        return False
-    if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
-            or seat_f.shape[1] != len(SEAT_F_ORDER):
-        return False
     if rule_i[R_JOKERS] < 0 or rule_i[R_JOKERS] > MAX_JOKERS or rule_i[R_QUESTIONS] < 0:
         return False
     if rule_f[RF_ACCURACY] < 0.0 or rule_f[RF_ACCURACY] > 1.0:
@@ -121,9 +119,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
         for k in range(seat_f.shape[1]):
             if not (0.0 <= seat_f[s, k] <= 1.0):
                 return False
-    if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
-        return False
-    return True
+    return trace_ok_nb(trace, TRACE_WIDTH)
 
 
 @kernel
@@ -158,10 +154,9 @@ def start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, ou
     if trace is not None:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
                        checked, search_nb.new_workspace_nb(seat_policy))
+    if search_unannounced_nb(searching, seat_policy, np.int64(P_SEARCH)):
+        return BAD_ARGS, -1, 0
     if searching is None:
-        for s in range(seat_policy.shape[0]):
-            if seat_policy[s] == P_SEARCH:
-                return BAD_ARGS, -1, 0
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
                        checked, None)
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
@@ -193,7 +188,7 @@ def start_game_nb(seed, g, shift, n, jokers, seat_i, tb):
     mole = setup_nb(seed, g, n, jokers, st, hands, hand_n, draw, disc, in_disc)
     if shift != 0:
         rotate_seat_rows_nb(hands, hand_n, n, shift)
-        mole = mole - shift if mole >= shift else mole - shift + n  # the king moves with the cards
+        mole = holder_nb(mole, shift, n)  # the king moves with the cards
     init_beliefs_nb(post, n)
     init_beliefs_nb(pub, n)
     told[:] = 0.0

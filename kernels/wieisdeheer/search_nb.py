@@ -40,7 +40,7 @@ as modules.
 import numpy as np
 
 from kernels.jit import njit
-from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb, uniform_nb
+from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb, shuffle_from_nb
 from kernels.wieisdeheer import play_nb  # a module: play_nb's turn loop calls back into this one
 from kernels.wieisdeheer.enums import (
     G_MOLE, JOKER, MAX_PLAYERS, N_CARDS, PS_ORDER, PS_OUT, PS_PUB_SUSPECT, PS_SUSPECT, R_MOLE_POT,
@@ -136,13 +136,7 @@ def determinize_nb(tb, det, p, n, unseen, u):
     copy_tables_nb(tb, det)
     d_st, d_hands, d_hand_n, d_draw, d_disc, d_in_disc, d_seen, d_counts, d_post, d_told, d_pub, \
         d_rng, d_per, d_gs = det
-    state = rng[p]
-    for i in range(u - 1, 0, -1):
-        state, w = next_word_nb(state)
-        j = uniform_nb(w, i + 1)
-        c = unseen[i]
-        unseen[i] = unseen[j]
-        unseen[j] = c
+    state = shuffle_from_nb(rng[p], unseen, u)
     k = 0
     for q in range(n):
         if q == p:

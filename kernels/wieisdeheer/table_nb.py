@@ -9,7 +9,7 @@ of its arguments (arrays changed in place where it says so), so tests call them 
 import numpy as np
 
 from kernels.jit import inline, njit
-from kernels.rng_nb import deal_stream_nb, next_word_nb, uniform_nb
+from kernels.rng_nb import deal_stream_nb, next_word_nb, shuffle_from_nb, uniform_nb
 from kernels.wieisdeheer.enums import (
     ACE, JACK, JOKER, MAX_PLAYERS, N_CARDS, N_RANKS, NO_SUIT, SUITED, TWO,
 )
@@ -60,18 +60,6 @@ def cards_in_play_nb(jokers):
 
 
 @njit
-def shuffle_into_nb(state, dest, n):
-    """Fisher-Yates shuffle of dest[:n] in place from a stream state; returns the new state."""
-    for i in range(n - 1, 0, -1):
-        state, u = next_word_nb(state)
-        j = uniform_nb(u, i + 1)
-        t = dest[i]
-        dest[i] = dest[j]
-        dest[j] = t
-    return state
-
-
-@njit
 def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
     """The deal of game g: the mole cards (returns the mole's seat: the king's holder), the deck
     shuffled, 7 cards each from the top dealt one at a time from seat 0, the start card turned.
@@ -86,7 +74,7 @@ def setup_nb(seed, g, players, jokers, st, hands, hand_n, draw, disc, in_disc):
         draw[c] = c
         in_disc[c] = 0
         count_unseen_nb(st, c, np.int64(1))
-    state = shuffle_into_nb(state, draw, n_cards)
+    state = shuffle_from_nb(state, draw, n_cards)
     top = n_cards
     for s in range(MAX_PLAYERS):
         hand_n[s] = 0
@@ -222,7 +210,7 @@ def reshuffle_nb(seed, g, st, draw, disc, in_disc):
     disc[0] = top
     st[ST_DISC_N] = 1
     st[ST_RESHUFFLES] += 1
-    shuffle_into_nb(deal_stream_nb(seed, g, st[ST_RESHUFFLES]), draw, k)
+    shuffle_from_nb(deal_stream_nb(seed, g, st[ST_RESHUFFLES]), draw, k)
     st[ST_DRAW_N] = k
     return k
 

@@ -12,11 +12,14 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 """
 import numpy as np
 
+from kernels.args_nb import search_unannounced_nb, shapes_ok_nb, trace_ok_nb
 from kernels.jit import inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, trace_rows_nb
 from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, seat_stream_nb
-from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotating_nb, rotation_args_ok_nb
+from kernels.rotation_nb import (
+    deal_of_nb, held_hand_nb, holder_nb, rotating_nb,
+)
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wippen.enums import (
     EV_CARD, EV_DEAL, EV_END, EV_GAME, EV_HAND, EV_PLAY, EV_POT, EV_REMOVED, EV_REST, EV_SCORE,
@@ -71,14 +74,11 @@ def mask_words_nb(mask):
 
 @njit
 def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+    if first < 0 or not shapes_ok_nb(count, MIN_PLAYERS, MAX_PLAYERS, seat_policy, rule_i, N_RULES,
+                                     rule_f, 0, seat_i, len(SEAT_I_ORDER), seat_f,
+                                     len(SEAT_F_ORDER), out):
+        return False
     n = seat_policy.shape[0]
-    if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
-        return False
-    if not rotation_args_ok_nb(rule_i, N_RULES) or rule_f.shape[0] != 0:
-        return False
-    if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
-            or seat_f.shape[1] != len(SEAT_F_ORDER):
-        return False
     if rule_i[R_DECKS] < 0 or rule_i[R_DECKS] > 2 or rule_i[R_TARGET] < 1:
         return False
     if rule_i[R_DEALS] < 0 or rule_i[R_DEALS] > MAX_DEALS:
@@ -91,9 +91,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
             return False
         if seat_policy[s] == P_SEARCH and seat_i[s, SI_SAMPLES] < 1:
             return False
-    if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
-        return False
-    return True
+    return trace_ok_nb(trace, TRACE_WIDTH)
 
 
 @kernel
@@ -119,10 +117,9 @@ def start_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, c
     """play_nb with the search's workspace, or None when `searching` (data's item: the searching
     seats) is None. Numba prunes branches on a None argument, so a table without a search seat
     compiles no search code; a search seat it was not told of is BAD_ARGS."""
+    if search_unannounced_nb(searching, policies, np.int64(P_SEARCH)):
+        return BAD_ARGS, -1, 0
     if searching is None:
-        for s in range(policies.shape[0]):
-            if policies[s] == P_SEARCH:
-                return BAD_ARGS, -1, 0
         return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
                        None)
     return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
@@ -215,7 +212,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                 tp = ev_nb(trace, tp, EV_DEAL, dealer, deal + 1, 0, 0, 0, 0, 0)
             # dealt from `shift` seats earlier, seat u's cards of the unrotated deal go to seat
             # u - shift: seat s holds what seat s + shift holds unrotated
-            deal_from = dealer - shift if dealer >= shift else dealer - shift + n
+            deal_from = holder_nb(dealer, shift, n)
             top = deal_hands_nb(stock, np.int64(0), hands, hand_n, n, deal_from)
             for j in range(POT_START):
                 c = stock[top]

@@ -28,7 +28,7 @@ hands and the real stock are never touched.
 import numpy as np
 
 from kernels.jit import kernel, njit
-from kernels.rng_nb import next_word_nb, uniform_nb
+from kernels.rng_nb import shuffle_from_nb
 from kernels.wippen.enums import (
     HAND, IT_FIELDS, MAX_ITEMS, MAX_PLAYERS, MV_CAPTURE, MV_TRAIL, N_CARDS, N_RANKS, N_SOURCES,
     P_BUILDER, R_BUILD_INSTEAD, R_DEALS, R_PTS_WIP, R_RAISE_DOUBLE, R_TARGET,
@@ -113,12 +113,7 @@ def determinize_nb(state, p, n, hand_n, unseen, u, other_hands, stock):
     """Shuffle the unseen cards from the seat's stream state and deal them into the other seats'
     hands (other_hands[q][:hand_n[q]], q != p) and the rest, in that order, into stock. Returns
     (the new state, the stock's size)."""
-    for i in range(u - 1, 0, -1):
-        state, w = next_word_nb(state)
-        j = uniform_nb(w, i + 1)
-        card = unseen[i]
-        unseen[i] = unseen[j]
-        unseen[j] = card
+    state = shuffle_from_nb(state, unseen, u)
     k = 0
     for q in range(n):
         if q != p:

@@ -7,7 +7,7 @@ docstring says so), so tests call them one by one.
 import numpy as np
 
 from kernels.jit import inline, njit
-from kernels.rng_nb import next_word_nb, uniform_nb
+from kernels.rng_nb import shuffle_from_nb
 from kernels.wippen.enums import (
     ACE, DECK_CARDS, DIAMONDS, HAND, IT_CARD, IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, JACK, KING,
     MAX_ITEMS, N_CARDS, N_RANKS, POT_START, QUEEN, SPADES, TEN,
@@ -115,13 +115,7 @@ def shuffle_nb(state, stock, cards, n):
     state); returns the new state."""
     for i in range(n):
         stock[i] = cards[i]
-    for i in range(n - 1, 0, -1):
-        state, u = next_word_nb(state)
-        j = uniform_nb(u, i + 1)
-        t = stock[i]
-        stock[i] = stock[j]
-        stock[j] = t
-    return state
+    return shuffle_from_nb(state, stock, n)
 
 
 @njit

@@ -12,11 +12,12 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 """
 import numpy as np
 
+from kernels.args_nb import search_unannounced_nb, shapes_ok_nb, trace_ok_nb
 from kernels.jit import inline, ix, kernel, njit
 from kernels.trace_nb import trace_full_nb, traced_nb
 from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
-from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotating_nb, rotation_args_ok_nb
+from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotating_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wizard.enums import (
     EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
@@ -60,14 +61,10 @@ def rounds_of_nb(n, rule_i):
 
 @njit
 def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
+    if first < 0 or not shapes_ok_nb(count, MIN_PLAYERS, MAX_PLAYERS, seat_policy, rule_i, N_RULES,
+                                     rule_f, 0, seat_i, len(SEAT_I_ORDER), seat_f, 0, out):
+        return False
     n = seat_policy.shape[0]
-    if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
-        return False
-    if not rotation_args_ok_nb(rule_i, N_RULES) or rule_f.shape[0] != 0:
-        return False
-    if (seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n
-            or seat_f.shape[1] != 0):
-        return False
     r = rule_i[R_ROUNDS]
     if r < 0 or r * n > N_CARDS:
         return False
@@ -79,9 +76,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, t
             return False
         if seat_policy[s] == P_SEARCH and not SAMPLES_MIN <= seat_i[s, SI_SAMPLES] <= SAMPLES_MAX:
             return False
-    if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
-        return False
-    return True
+    return trace_ok_nb(trace, TRACE_WIDTH)
 
 
 @kernel
@@ -122,12 +117,14 @@ def dispatch_nb(seed, first, count, rule_i, seat_policy, seat_i, out, trace, che
     # without the sampler's and the search's, a sampler table one without the search's (`voids`,
     # what the play has shown, is kept only for search seats). Each call below is its own
     # specialisation of play_nb.
-    if need_s:
-        if searching is None:
-            return BAD_ARGS, -1, 0
-        return play_nb(seed, first, count, rule_i, seat_policy, seat_i, out, trace, checked,
-                       np.zeros(WS_I_SIZE, dtype=np.int64), np.zeros(WS_H_SIZE, dtype=np.uint64),
-                       np.zeros(MAX_PLAYERS, dtype=np.int64))
+    if search_unannounced_nb(searching, seat_policy, np.int64(P_SEARCH)):
+        return BAD_ARGS, -1, 0
+    if searching is not None:  # Numba prunes the branch when searching is None
+        if need_s:
+            return play_nb(seed, first, count, rule_i, seat_policy, seat_i, out, trace, checked,
+                           np.zeros(WS_I_SIZE, dtype=np.int64),
+                           np.zeros(WS_H_SIZE, dtype=np.uint64),
+                           np.zeros(MAX_PLAYERS, dtype=np.int64))
     if need_h:
         return play_nb(seed, first, count, rule_i, seat_policy, None, out, trace, checked,
                        np.zeros(WS_I_SIZE, dtype=np.int64), np.zeros(WS_H_SIZE, dtype=np.uint64),
