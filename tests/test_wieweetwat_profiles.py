@@ -357,24 +357,50 @@ def test_the_leaders_chance_to_answer_first_is_the_race_of_shifted_exponentials(
     know[2, 1] = 2.5
     react = np.array([0.0, 0.9, 0.4, 1.6, 0.0, 0.0])
     hand_n = np.array([5, 4, 3, 6, 0, 0], np.int64)
+    hshare = np.full((E.MAX_PLAYERS, E.N_CATEGORY_KINDS), 0.04)
+    hshare[3, 1] = 0.06
     b, kind = 0.8, 1
-    r = b * rates * know[:, kind] * hand_n
+    r = b * rates * know[:, kind] * hshare[:, kind] * hand_n
     # seats 1 and 2 alone (seat 3's hand empty for the moment): the documented formula
     two = hand_n.copy()
     two[3] = 0
     d0, d1 = react[2], react[1]  # seat 2 says its answers earlier
     expect = 1 - math.exp(-r[2] * (d1 - d0)) * r[1] / (r[2] + r[1])
-    assert math.isclose(leader_first_chance_nb(0, 2, n, b, kind, two, rates, know, react), expect,
+    assert math.isclose(leader_first_chance_nb(0, 2, n, b, kind, two, rates, know, react, hshare), expect,
                         rel_tol=1e-12)
     # three opponents: sampled
     rng = np.random.default_rng(1)
     times = react[1:4] + rng.exponential(1.0 / r[1:4], size=(400_000, 3))
     sampled = np.mean(np.argmin(times, axis=1) == 1)
-    chance = leader_first_chance_nb(0, 2, n, b, kind, hand_n, rates, know, react)
+    chance = leader_first_chance_nb(0, 2, n, b, kind, hand_n, rates, know, react, hshare)
     assert abs(chance - sampled) < 4 * math.sqrt(sampled * (1 - sampled) / 400_000)
     # every opponent's chances sum to 1
-    total = sum(leader_first_chance_nb(0, s, n, b, kind, hand_n, rates, know, react) for s in (1, 2, 3))
+    total = sum(leader_first_chance_nb(0, s, n, b, kind, hand_n, rates, know, react, hshare)
+                for s in (1, 2, 3))
     assert math.isclose(total, 1.0, rel_tol=1e-12)
+
+
+def test_a_hidden_card_is_judged_by_the_deck_s_letters_and_the_seat_s_shares():
+    """card_shares_nb: an unseen card's letter share for a seat and kind is the seat's shares
+    weighted by the letter cards in the deck; a hand of such cards then races at about the rate a
+    real hand has (breadth x its letters' shares, docs/models/recall.md), not breadth x hand size."""
+    from kernels.wieweetwat.recall_nb import card_shares_nb
+    from sim.games.wieweetwat import DEFAULT_LETTERS
+
+    _, _, _, pshare = profiles_nb(np.int64(3), np.int64(1), np.int64(3), rule_f(), KSHARE)
+    deck = np.zeros(E.N_KINDS, np.int64)
+    deck[: E.N_LETTERS] = DEFAULT_LETTERS
+    deck[E.WWW] = 4  # Wie Weet Wat cards are no letter: they do not count
+    hshare = np.zeros((E.MAX_PLAYERS, E.N_CATEGORY_KINDS))
+    card_shares_nb(pshare[0], deck, 3, hshare)
+    freq = deck[: E.N_LETTERS] / deck[: E.N_LETTERS].sum()
+    for s in range(3):
+        assert np.allclose(hshare[s, : E.N_CATEGORY_KINDS], pshare[0, s] @ freq)
+    # shares sum to 1 over 26 letters: a card holds a few per cent, as a real hand's letters do
+    assert 0.02 < hshare[:3].min() and hshare[:3].max() < 0.10
+    hshare[:] = 0.0
+    card_shares_nb(pshare[0], np.zeros(E.N_KINDS, np.int64), 3, hshare)  # no letter cards
+    assert not hshare.any()
 
 
 def test_the_targeting_reader_reads_the_kind_the_leader_knows_least():

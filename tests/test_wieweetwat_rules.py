@@ -156,7 +156,8 @@ def reader_rules(breadth, model=E.RECALL_UNIFORM, kinds=None, know=None, react=N
     kinds = np.zeros(len(breadth), np.int64) if kinds is None else np.asarray(kinds, np.int64)
     know = np.ones((n, E.N_CATEGORY_KINDS)) if know is None else know
     react = np.zeros(n) if react is None else react
-    prof = (kinds, np.zeros((n, E.N_CATEGORY_KINDS, E.N_LETTERS)), know, react, np.zeros(n))
+    prof = (kinds, np.zeros((n, E.N_CATEGORY_KINDS, E.N_LETTERS)), know, react, np.zeros(n),
+            np.ones((n, E.N_CATEGORY_KINDS)))
     return (rule_i, np.zeros(E.N_RULES_F), np.zeros(n, np.int64), np.zeros((n, 4), np.int64),
             np.zeros((n, 4)), np.ones(n), SHARE, np.asarray(breadth, np.float64),
             np.full(len(breadth) // 4, -1, np.int64), prof)

@@ -16,7 +16,7 @@ import pytest
 from kernels.wieweetwat import enums as E
 from kernels.wieweetwat import search_nb
 from kernels.wieweetwat.piles_nb import deal_round_nb, kind_set_nb, shuffle_categories_nb
-from kernels.wieweetwat.recall_nb import draw_profiles_nb
+from kernels.wieweetwat.recall_nb import card_shares_nb, draw_profiles_nb
 from kernels.wieweetwat.table_nb import TABLE_DTYPE
 from sim.errors import SpecError
 from sim.games import wieweetwat as ww
@@ -138,6 +138,7 @@ def table_in_play(players, game, rules=None, shed=10, samples=24):
         draw_profiles_nb(7, game, players, np.int64(0), t["rule_f"], t["kshare"], t["pshare"],
                          t["know"], t["lfactor"], t["react"], t["rng"], fixed_know, fixed_letters,
                          fixed_react)
+        card_shares_nb(t["pshare"], t["deck_counts"], players, t["hshare"])
     for s in range(players):
         t["rng"][s] = np.uint64(1000 + 17 * s + game)
     search = search_nb.new_workspace_nb()
@@ -152,7 +153,7 @@ def table_in_play(players, game, rules=None, shed=10, samples=24):
 def rules_of(t):
     return (t["rule_i"], t["rule_f"], t["policy"], t["seat_i"], t["seat_f"], t["rates"], t["share"],
             t["breadth"], t["card_action"],
-            (t["cat_kind"], t["pshare"], t["know"], t["react"], t["crates"]))
+            (t["cat_kind"], t["pshare"], t["know"], t["react"], t["crates"], t["hshare"]))
 
 
 def state_of(t):

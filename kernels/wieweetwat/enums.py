@@ -200,6 +200,10 @@ EV_PENALTY = 18  # seat draws penalty card a (-1: the piles are empty)
 EV_NOBODY = 19  # nobody answered correctly; a=next reader
 EV_ROUND_END = 20  # seat wins round a; b=rounds won
 EV_WINNER = 21  # seat wins the game
+EV_TARGETING = 22  # why a `targeting` reader (seat) chose (profiles model): a=the leader; b..e=the
+#                   card's four categories' scores x 10,000 (the leader's chance to answer first;
+#                   in the reader's own Vicieuze cirkel, f=1: the leader's knowledge of the kind
+#                   over the reader's); the lowest score is read
 
 # The per-game output record: field names are the Parquet column names
 OUT_DTYPE = np.dtype([

@@ -17,16 +17,16 @@ float64[4 * category cards], the category kinds' letter shares float64[N_CATEGOR
 each category's kind int64[4 * category cards], and the profiles fixed per seat (the data input
 `profiles`: knowledge float64[MAX_PLAYERS, N_CATEGORY_KINDS] and letter factors
 float64[MAX_PLAYERS, 26], 0 where drawn, reaction times float64[MAX_PLAYERS], -1 where drawn); all
-but the first three are read by the profiles recall model only).
+but the first three are read by the profiles recall model only), and last the searching seats, or
+None when no seat searches: the driver is then compiled without the search (sim/contract.py).
 """
 
 import numpy as np
 
+from kernels.args_nb import search_unannounced_nb, shapes_ok_nb, trace_ok_nb
 from kernels.jit import kernel, njit
 from kernels.rng_nb import seat_stream_nb
-from kernels.rotation_nb import (
-    deal_of_nb, held_hand_nb, rotate_seat_rows_nb, rotating_nb, rotation_args_ok_nb,
-)
+from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotate_seat_rows_nb, rotating_nb
 from kernels.status import BAD_ARGS, OK, TRACE_FULL
 from kernels.wieweetwat.enums import (
     AS_DRAWN,
@@ -92,7 +92,7 @@ from kernels.wieweetwat.piles_nb import (
     shuffle_categories_nb,
 )
 from kernels.wieweetwat import search_nb
-from kernels.wieweetwat.recall_nb import draw_profiles_nb, lowest_kind_nb
+from kernels.wieweetwat.recall_nb import card_shares_nb, draw_profiles_nb, lowest_kind_nb
 from kernels.wieweetwat.rules_nb import LS_LEFT, LS_SHED, play_round_nb
 from kernels.wieweetwat.table_nb import new_table_nb
 from kernels.wieweetwat.trace_nb import ev_nb, trace_full_nb, tracing_nb
@@ -100,15 +100,12 @@ from kernels.wieweetwat.trace_nb import ev_nb, trace_full_nb, tracing_nb
 
 @njit
 def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
+    if first < 0 or not shapes_ok_nb(count, MIN_PLAYERS, MAX_PLAYERS, seat_policy, rule_i,
+                                     N_RULES_I, rule_f, N_RULES_F, seat_i, len(SEAT_I_ORDER),
+                                     seat_f, len(SEAT_F_ORDER), out):
+        return False
     n = seat_policy.shape[0]
-    if n < MIN_PLAYERS or n > MAX_PLAYERS or first < 0 or count < 0 or out.shape[0] < count:
-        return False
-    if not rotation_args_ok_nb(rule_i, N_RULES_I) or rule_f.shape[0] != N_RULES_F:
-        return False
-    if seat_i.shape[0] != n or seat_i.shape[1] != len(SEAT_I_ORDER) or seat_f.shape[0] != n \
-            or seat_f.shape[1] != len(SEAT_F_ORDER):
-        return False
-    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react = data
+    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, _ = data
     if letter_cards.shape[0] != N_KINDS or share.shape[0] != N_LETTERS:
         return False
     if breadth.shape[0] < CATEGORIES_PER_CARD or breadth.shape[0] % CATEGORIES_PER_CARD != 0:
@@ -165,9 +162,7 @@ def args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, 
             return False
         if seat_f[s, SF_VOCABULARY] <= 0.0 or seat_f[s, SF_SPEED] <= 0.0:
             return False
-    if trace is not None and (trace.shape[0] < 2 or trace.shape[1] != TRACE_WIDTH):
-        return False
-    return True
+    return trace_ok_nb(trace, TRACE_WIDTH)
 
 
 @kernel
@@ -176,30 +171,30 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """Play games first..first+count-1 into out[0..count). Returns (status, failed game or -1,
     trace rows written).
 
-    rule_i: int64[17] in RULE_I_ORDER (the last, action_cards, is read by the runner only); rule_f:
-    float64[6] in RULE_F_ORDER. seat_policy: int64[n], a policy id (P_*) per seat; seat_i:
-    int64[n, 4] (joker_use, counter, shed, target as option indices); seat_f: float64[n, 4]
-    (vocabulary, speed, error_rate, joker_patience). data: see the module. out: OUT_DTYPE records. trace: None, or int32[T, TRACE_WIDTH]: the first game's events
-    ended by EV_END. checked: after every reader's turn, verify that every letter card and every
+    rule_i: int64[N_RULES_I] in RULE_I_ORDER (action_cards is read by the runner only), then a 1
+    for an arm that rotates its seats (kernels/rotation_nb.py); rule_f: float64[N_RULES_F] in
+    RULE_F_ORDER. seat_policy: int64[n], a policy id (P_*) per seat; seat_i: int64[n, 4]
+    (joker_use, counter, shed, target as option indices); seat_f: float64[n, 4] (vocabulary,
+    speed, error_rate, joker_patience). data: see the module. out: OUT_DTYPE records. trace: None,
+    or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every reader's turn, verify that every letter card and every
     category card is in exactly one place.
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
         return BAD_ARGS, -1, 0
-    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react = data
-    searching = False
-    for s in range(seat_policy.shape[0]):
-        searching = searching or seat_policy[s] == P_SEARCH
-    # The play-outs' round (no trace, no search) must be compiled before the round that searches:
-    # a call to a function still being compiled is left as a symbol that the on-disk cache cannot
-    # resolve (a cached kernel would jump to address 0). Numba compiles the callees in the order
-    # of these lines; the call under `count < 0` never runs (args_ok_nb refused it) and is there
-    # for a traced arm, whose own round (with its trace) is not the play-outs'. A traced call
-    # (one game, where speed does not matter) always takes the search's round: one traced round
-    # to compile, not two (the workspace only serves search seats, so the rows are the same).
-    if trace is None and not searching:
+    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, \
+        searching = data
+    if search_unannounced_nb(searching, seat_policy, np.int64(P_SEARCH)):
+        return BAD_ARGS, -1, 0
+    # Numba prunes the branches on a None argument: a table without a search seat compiles no
+    # search code
+    if searching is None:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
                        letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters,
                        fixed_react, out, trace, checked, None)
+    # The play-outs' round (no trace, no search) must be compiled before the round that searches:
+    # a call to a function still being compiled is left as a symbol that the on-disk cache cannot
+    # resolve (a cached kernel would jump to address 0). Numba compiles the callees in the order
+    # of these lines; the call under `count < 0` never runs (args_ok_nb refused it).
     if count < 0:
         play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
                 share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, out, None,
@@ -248,7 +243,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     t["fixed_letters"][:, :] = fixed_letters
     t["fixed_react"][:] = fixed_react
     profiles = rule_i[R_RECALL_MODEL] == RECALL_PROFILES
-    prof = (t["cat_kind"], t["pshare"], t["know"], t["react"], t["crates"])
+    prof = (t["cat_kind"], t["pshare"], t["know"], t["react"], t["crates"], t["hshare"])
     # the letter deck, one entry per card
     deck_counts = t["deck_counts"]
     for kind in range(N_LETTERS):
@@ -307,6 +302,7 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
             draw_profiles_nb(seed, g, n, shift, rule_f, t["kshare"], t["pshare"], t["know"],
                              t["lfactor"], t["react"], seat_rng, t["fixed_know"],
                              t["fixed_letters"], t["fixed_react"])
+            card_shares_nb(t["pshare"], deck_counts, n, t["hshare"])
         for s in range(n):
             seat_rng[s] = seat_stream_nb(seed, g, held_hand_nb(s, shift, n))
             score[s] = 0

@@ -20,6 +20,7 @@ from kernels.wieweetwat.actions_nb import leader_nb, seat_after_nb
 from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
     COUNTER_ALWAYS,
+    EV_TARGETING,
     COUNTER_LEADER_ONLY,
     N_LETTERS,
     NO_TIME,
@@ -35,6 +36,7 @@ from kernels.wieweetwat.enums import (
     TARGET_MOST_CARDS,
 )
 from kernels.wieweetwat.recall_nb import randint_at_nb
+from kernels.wieweetwat.trace_nb import ev_nb
 
 TIE = 1e-12  # targeting: scores closer than this are equal
 
@@ -62,25 +64,16 @@ def choose_category_nb(rngs, seat, policy, rules, hand_n, n, card, circle):
 
 @borrowing
 def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
-    """`targeting`'s slot under the profiles model: the category that gives the leader (the
-    reader's opponent with the fewest cards) the least chance to answer first; in the reader's own
-    Vicieuze cirkel, where the reader answers too and the first to fail draws a card, the kind the
-    leader knows least relative to the reader. Ties: the narrowest, then the first."""
+    """`targeting`'s slot under the profiles model: the category with the lowest slot_score_nb.
+    Ties: the narrowest, then the first."""
     breadth = rules[7]
-    rates = rules[5]
-    cat_kind, _, know, react, _ = rules[9]
     leader = leader_nb(reader, hand_n, n)
     first = card * CATEGORIES_PER_CARD
     best = -1
     best_score = 0.0
     for slot in range(CATEGORIES_PER_CARD):
         c = first + slot
-        kind = cat_kind[c]
-        if circle:
-            score = know[leader, kind] / know[reader, kind]
-        else:
-            score = leader_first_chance_nb(reader, leader, n, breadth[c], kind, hand_n, rates, know,
-                                           react)
+        score = slot_score_nb(reader, leader, n, rules, hand_n, c, circle)
         # chances equal but for rounding (equal reaction times: breadth cancels) are a tie
         if best < 0 or score < best_score - TIE or (score <= best_score + TIE
                                                     and breadth[c] < breadth[first + best]):
@@ -90,28 +83,65 @@ def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
 
 
 @borrowing
-def race_rate_nb(s, b, kind, hand_n, rates, know):
-    """Seat s's answer rate in the race as the table judges it: breadth x vocabulary x speed x its
-    knowledge of the kind x its hand size."""
-    return b * rates[s] * know[s, kind] * hand_n[s]
+def slot_score_nb(reader, leader, n, rules, hand_n, c, circle):
+    """How much category c helps the leader (the reader's opponent with the fewest cards), for
+    `targeting`: the leader's chance to answer first; in the reader's own Vicieuze cirkel, where
+    the reader answers too and the first to fail draws a card, the leader's knowledge of the kind
+    relative to the reader's."""
+    cat_kind, _, know, react, _, hshare = rules[9]
+    kind = cat_kind[c]
+    if circle:
+        return know[leader, kind] / know[reader, kind]
+    return leader_first_chance_nb(reader, leader, n, rules[7][c], kind, hand_n, rules[5], know,
+                                  react, hshare)
 
 
 @borrowing
-def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, react):
+def ev_targeting_nb(trace, at, reader, policy, rules, hand_n, n, card, circle):
+    """The trace's row saying why a `targeting` reader chose (EV_TARGETING); nothing in a batch."""
+    if trace is None:
+        return
+    if policy != P_TARGETING or rules[0][R_RECALL_MODEL] != RECALL_PROFILES:
+        return
+    leader = leader_nb(reader, hand_n, n)
+    c = card * CATEGORIES_PER_CARD  # the card's four categories, one by one (no allocation)
+    ev_nb(trace, at, EV_TARGETING, reader, leader,
+          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c, circle)),
+          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c + 1, circle)),
+          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c + 2, circle)),
+          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c + 3, circle)),
+          1 if circle else 0)
+
+
+@borrowing
+def score_row_nb(x):
+    """A score in a trace row: x 10,000, whole."""
+    return np.int64(min(x, 1.0e5) * 10000.0 + 0.5)
+
+
+@borrowing
+def race_rate_nb(s, b, kind, hand_n, rates, know, hshare):
+    """Seat s's answer rate in the race as the table judges it: breadth x vocabulary x speed x its
+    knowledge of the kind x its hand size x the letter share an unseen card holds on average (its
+    letters are hidden; two cards of one letter count twice, a slight overestimate)."""
+    return b * rates[s] * know[s, kind] * hshare[s, kind] * hand_n[s]
+
+
+@borrowing
+def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, react, hshare):
     """The chance that `leader` answers first among the reader's opponents in a category of
-    breadth b and kind `kind`, as the table can judge it: each opponent recalls at rate b x
-    vocabulary x speed x its knowledge of the kind x its hand size (the letters are unseen) and says
-    its answer its reaction time later. The earliest of shifted exponentials, in closed form: between
+    breadth b and kind `kind`, as the table can judge it: each opponent recalls at race_rate_nb's
+    rate (its letters are unseen) and says its answer its reaction time later. The earliest of shifted exponentials, in closed form: between
     two consecutive reaction times the set of players who can answer is fixed, and the leader's
     density integrates to r_leader / R x (the drop of everyone's survival over that stretch)."""
     started = 0  # bit set of the opponents whose reaction time has passed
     total = 0.0  # R: their summed rates
     weighted = 0.0  # their summed rate x reaction time
-    r_leader = race_rate_nb(leader, b, kind, hand_n, rates, know)
+    r_leader = race_rate_nb(leader, b, kind, hand_n, rates, know, hshare)
     t = 0.0
     chance = 0.0
     while True:
-        nxt = -1
+        nxt = np.int64(-1)  # not a Literal: race_rate_nb compiles once
         for k in range(1, n):
             s = seat_after_nb(reader, k, n)
             if hand_n[s] > 0 and not started & (1 << s) and (nxt < 0 or react[s] < react[nxt]):
@@ -123,7 +153,7 @@ def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, reac
         if nxt < 0:
             return chance
         started |= 1 << nxt
-        r = race_rate_nb(nxt, b, kind, hand_n, rates, know)
+        r = race_rate_nb(nxt, b, kind, hand_n, rates, know, hshare)
         total += r
         weighted += r * react[nxt]
         t = react[nxt]

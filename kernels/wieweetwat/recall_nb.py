@@ -314,3 +314,19 @@ def draw_profiles_nb(seed, game, n, shift, rule_f, kshare, pshare, know, lfactor
                 total += kshare[k, letter] * lfactor[s, letter]
             for letter in range(N_LETTERS):
                 pshare[s, k, letter] = kshare[k, letter] * lfactor[s, letter] / total
+
+
+@borrowing
+def card_shares_nb(pshare, deck_counts, n, hshare):
+    """hshare[s, k]: the letter share (pshare[s, k, l]) an unseen letter card of seat s holds on
+    average, the letters weighted by their cards in the deck: the table's estimate of a hidden
+    hand's rate per card (the targeting reader)."""
+    cards = 0
+    for letter in range(N_LETTERS):
+        cards += deck_counts[letter]
+    for s in range(n):
+        for k in range(N_CATEGORY_KINDS):
+            total = 0.0
+            for letter in range(N_LETTERS):
+                total += deck_counts[letter] * pshare[s, k, letter]
+            hshare[s, k] = total / cards if cards > 0 else 0.0

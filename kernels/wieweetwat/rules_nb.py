@@ -113,6 +113,7 @@ from kernels.wieweetwat.policies_nb import (
     choose_category_nb,
     choose_extras_nb,
     choose_target_nb,
+    ev_targeting_nb,
     wants_counter_nb,
 )
 from kernels.wieweetwat.recall_nb import (
@@ -274,12 +275,14 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
                 own = card  # circle reads from it, and draws no action cards in vain
             slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n, own,
                                       np.bool_(True))
+            ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, hand_n, n, own,
+                            np.bool_(True))
             b = breadth[own * CATEGORIES_PER_CARD + slot]
             ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
                   np.int64(b * 100.0 + 0.5), 0, 0)
             circle_rates = rates
             if rule_i[R_RECALL_MODEL] == RECALL_PROFILES:  # each seat's knowledge of the kind
-                cat_kind, _, know, _, crates = prof
+                cat_kind, _, know, _, crates, _ = prof
                 ckind = cat_kind[own * CATEGORIES_PER_CARD + slot]
                 for s in range(n):
                     crates[s] = rates[s] * know[s, ckind]
@@ -438,7 +441,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     a search seat and in the search's own play-outs (Numba then compiles the round without it).
     `first_slot`: -1, or (a play-out of the search) the slot the reader reads on the first card."""
     rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof = rules
-    cat_kind, pshare, know, react, crates = prof
+    cat_kind, pshare, know, react, crates, _ = prof
     profiles = rule_i[R_RECALL_MODEL] == RECALL_PROFILES
     hands, hand_n, pending, restrict, pile_n, seat_rng = state
     lpile, ldisc, cpile, cdisc, cuse = piles
@@ -493,6 +496,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             else:
                 slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n,
                                           card, np.bool_(False))
+                ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, hand_n, n, card,
+                                np.bool_(False))
             b = breadth[card * CATEGORIES_PER_CARD + slot]
             if profiles:
                 # the seats' rates and letter shares for this category's kind; the hand shares

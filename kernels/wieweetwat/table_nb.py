@@ -83,6 +83,9 @@ TABLE_DTYPE = np.dtype([
     ("lfactor", np.float64, (MAX_PLAYERS, N_LETTERS)),
     ("react", np.float64, MAX_PLAYERS),
     ("crates", np.float64, MAX_PLAYERS),
+    # per game, the share of a seat's letters an unseen card of its hand holds on average, per kind
+    # (recall_nb.card_shares_nb): what the table can judge of a hand it cannot see
+    ("hshare", np.float64, (MAX_PLAYERS, N_CATEGORY_KINDS)),
     # the data input `profiles`: values fixed per seat (0, or -1 for the reaction time: drawn)
     ("fixed_know", np.float64, (MAX_PLAYERS, N_CATEGORY_KINDS)),
     ("fixed_letters", np.float64, (MAX_PLAYERS, N_LETTERS)),

@@ -324,12 +324,13 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wieweetwat",
     title="Wie Weet Wat: Kaartspel",
-    version=5,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
+    version=6,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
     # Kans's swing measured around the extra cards it allows (play unchanged); 4: a category or
     # action card still waiting in a turn is never shuffled back (it was read or carried out twice
     # with short category lists), the rules counter_last_card, rotonde_empty_hand,
     # grote_kans_same_letter and action_cards; 5: the profiles recall model is the default
-    # (recall_model = profiles; uniform plays version 4's games)
+    # (recall_model = profiles; uniform plays version 4's games); 6: the targeting reader judges
+    # a hidden hand's rate by the letter share of an average card, not by its size alone
     min_players=3,
     max_players=6,
     rules=(
@@ -500,6 +501,7 @@ class WieWeetWatRunner(GameRunner):
     enums_module = "kernels.wieweetwat.enums"
     trace_rows = 1 << 16
     rotates = True
+    search_policy = "search"  # compiled only for a table that seats it (sim/contract.py)
 
     def check_arm(self, arm) -> None:
         rules = arm.rule_values

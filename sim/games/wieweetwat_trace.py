@@ -77,6 +77,15 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             else:
                 lines.append(f"      seat {seat} cannot name answer {a} (no new answer in time, or "
                              "a repeat)")
+        elif code == e.EV_TARGETING:
+            scores = " / ".join(f"{x / 10000:.3f}" for x in (b, c, d, f5))
+            if f6:
+                lines.append(f"  seat {seat} (targeting) weighs the leader, seat {a}: its knowledge of "
+                             f"each category's kind over seat {seat}'s is {scores}; it reads the lowest")
+            else:
+                lines.append(f"  seat {seat} (targeting) weighs the leader, seat {a}: its chance to "
+                             f"answer first is {scores} in the card's four categories; it reads the "
+                             "lowest")
         elif code == e.EV_READ:
             name, breadth = categories[c]
             what = "for the remise: " if f5 else ""
