@@ -38,7 +38,7 @@ def test_no_helper_is_compiled_for_a_literal_and_its_type_alike(game):
         f"start the variable from np.int64(...)): {result['literal_duplicates']}")
 
 
-@pytest.mark.parametrize("game", ["knutten", "wizard"])
+@pytest.mark.parametrize("game", ["knutten", "wizard", "wieweetwat"])
 def test_a_table_without_a_search_seat_compiles_no_search_code(game):
     """What `kaartlab compile` compiles by default (a batch without a search seat) types no function
     of the game's search_nb: the runner passes None for the searching seats and the driver prunes

@@ -181,12 +181,20 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
         return BAD_ARGS, -1, 0
-    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, \
-        searching = data
+    return start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out,
+                    trace, checked, data[8])
+
+
+@njit
+def start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace,
+             checked, searching):
+    """play_nb with the search's workspace, or None when `searching` (data's last item: the
+    searching seats) is None. Numba prunes branches on a None argument (not on a local unpacked
+    from a tuple), so a table without a search seat compiles no search code; a search seat it was
+    not told of is BAD_ARGS."""
+    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, _ = data
     if search_unannounced_nb(searching, seat_policy, np.int64(P_SEARCH)):
         return BAD_ARGS, -1, 0
-    # Numba prunes the branches on a None argument: a table without a search seat compiles no
-    # search code
     if searching is None:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
                        letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters,
