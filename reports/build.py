@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -137,6 +138,19 @@ def completeness_section(dataset: Dataset) -> Section | None:
     return sec
 
 
+def rule_cells(rules: list[dict]) -> tuple[list[str], dict, dict]:
+    """The arms table's rules: per arm, the rules in which it differs from most arms ("-" for none);
+    the rules every arm shares; and each other rule's value in most arms (ties: the first arm's), so
+    a cell says how its arm differs, not every rule that varies somewhere in the study."""
+    names = list(dict.fromkeys(k for r in rules for k in r))
+    values = {k: [json.dumps(r.get(k)) for r in rules] for k in names}
+    common = {k: rules[0].get(k) for k in names if len(set(values[k])) == 1}
+    usual = {k: Counter(v).most_common(1)[0][0] for k, v in values.items() if k not in common}
+    cells = [", ".join(f"{k}={text.rule_value(r.get(k))}" for k in usual if json.dumps(r.get(k)) != usual[k])
+             or "-" for r in rules]
+    return cells, common, {k: json.loads(v) for k, v in usual.items()}
+
+
 def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[dict, Table]:
     comp = dataset.completeness()
     planned = {} if comp.unverified else comp.planned
@@ -153,18 +167,27 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
                            "equivalence_margin": options.equivalence_margin},
         "provenance": dataset.manifest.get("provenance", {}),
     }
-    names = list(dict.fromkeys(k for a in arms for k in a["rules"]))
-    varying = [k for k in names if len({json.dumps(a["rules"].get(k)) for a in arms}) > 1]
-    common = {k: arms[0]["rules"].get(k) for k in names if k not in varying}
+    cells: dict[str, str] = {}
+    shared, usual = [], []  # the note's parts, per game (rules of two games are not compared)
+    games_of = list(dict.fromkeys(a["game"] for a in arms))
+    for game in games_of:
+        mine = [a for a in arms if a["game"] == game]
+        game_cells, common, most = rule_cells([a["rules"] for a in mine])
+        cells.update((a["name"], c) for a, c in zip(mine, game_cells))
+        which = f" {game}" if len(games_of) > 1 else ""
+        if common:
+            shared.append(f"rules shared by every{which} arm: " + text.rules(common))
+        if most:
+            usual.append(f"rules that differ: shown where{which} an arm's value is not the one most"
+                         f"{which} arms have (" + text.rules(most) + ")")
     table = Table("Arms", ["arm", "game", "players", "rules that differ", "policies (seat 0 first)", "games"],
-                  [[a["name"], a["game"], str(a["players"]),
-                    ", ".join(f"{k}={text.rule_value(a['rules'].get(k))}" for k in varying) or "-",
+                  [[a["name"], a["game"], str(a["players"]), cells[a["name"]],
                     ", ".join(a["policies"]),
                     text.count(a["games"]) + ("" if a["planned"] in (None, a["games"])
-                                              else f" of {text.count(a['planned'])}")] for a in arms],
+                                              else f" of {text.count(a['planned'])}")]
+                   for a in arms],
                   note="; ".join(filter(None, [
-                      ("rules shared by every arm: " + text.rules(common))
-                      if common else "",
+                      *shared, *usual,
                       "batch files without integrity records (written before kaartlab kept them): "
                       "not verified" if comp.unverified else "",
                       f"{', '.join(rotated)}: each deal played once per seat rotation; the first-player section and "

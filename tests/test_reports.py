@@ -427,3 +427,19 @@ def test_batch_files_alone_describe_their_study(tmp_path):
     ds = Dataset(tmp_path / "s")
     assert [a.name for a in ds.arms] == ["t-31", "t-25", "t-40"] and ds.study["seed"] == 5
     assert ds.fingerprint == spec.fingerprint() and ds.arm("t-40").rules["threshold"] == 40
+
+
+def test_the_arms_table_shows_each_arm_where_it_differs_from_most_arms():
+    """An arm's 'rules that differ' cell lists only the rules whose value in it is not the one most
+    arms have, not every rule that varies somewhere in the study; the note says what most arms have."""
+    from reports.build import rule_cells
+
+    base = {"hand_size": 8, "counter_attacks": True, "action_rotonde": 1}
+    rules = [base, base | {"counter_attacks": False}, base | {"action_rotonde": 0}, dict(base)]
+    cells, common, usual = rule_cells(rules)
+    assert cells == ["-", "counter_attacks=false", "action_rotonde=0", "-"]
+    assert common == {"hand_size": 8} and usual == {"counter_attacks": True, "action_rotonde": 1}
+    # two arms, one value each: the first arm's is the usual one (a tie)
+    cells, _, usual = rule_cells([{"x": 1}, {"x": 2}])
+    assert cells == ["-", "x=2"] and usual == {"x": 1}
+    assert rule_cells([base, dict(base)])[0] == ["-", "-"]
