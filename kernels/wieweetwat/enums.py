@@ -37,6 +37,9 @@ ACTION_ORDER = ("grote_kans", "vicieuze_cirkel", "rotonde", "verkiezingspartij",
 ACTION_TITLES = ("Grote Kans", "Vicieuze cirkel", "Rotonde", "Verkiezingspartij", "Verloren geluk",
                  "Te veel keuze", "Pechvogel")
 
+# the driver's `data` ends with the searching seats or None (sim/contract.py, search_policy)
+DATA_SEARCHING = True
+
 # Rule parameters: rule_i in RULE_I_ORDER, rule_f in RULE_F_ORDER
 RULE_I_ORDER = ("hand_size", "rounds_to_win", "wie_weet_wat_cards", "grote_kans_cards",
                 "reader_after_wrong", "counter_attacks") \
