@@ -346,6 +346,16 @@ def test_a_fixed_profile_file_plays_and_bad_ones_are_named(tmp_path):
 
 # ------------------------------------------------------------------------------ the targeting reader
 
+def race_table(n, rates, know, react, hshare, kind, b):
+    """The `rules` of a reader who judges one card of four categories of breadth b and kind `kind`."""
+    from tests.test_wieweetwat_rules import reader_rules
+
+    rules = reader_rules([b] * 4, E.RECALL_PROFILES, [kind] * 4, know, react)
+    rules[5][:] = rates
+    rules[9][5][:] = hshare
+    return rules
+
+
 def test_the_leaders_chance_to_answer_first_is_the_race_of_shifted_exponentials():
     """leader_first_chance_nb in closed form against the two-player formula of
     docs/models/recall.md and against a sampled race of three."""
@@ -360,24 +370,60 @@ def test_the_leaders_chance_to_answer_first_is_the_race_of_shifted_exponentials(
     hshare = np.full((E.MAX_PLAYERS, E.N_CATEGORY_KINDS), 0.04)
     hshare[3, 1] = 0.06
     b, kind = 0.8, 1
+    rules = race_table(n, rates, know, react, hshare, kind, b)
+    free = np.full(E.MAX_PLAYERS, -1, np.int64)
+    everyone = np.int64(0b1110)  # the reader's (seat 0's) opponents
     r = b * rates * know[:, kind] * hshare[:, kind] * hand_n
     # seats 1 and 2 alone (seat 3's hand empty for the moment): the documented formula
     two = hand_n.copy()
     two[3] = 0
     d0, d1 = react[2], react[1]  # seat 2 says its answers earlier
     expect = 1 - math.exp(-r[2] * (d1 - d0)) * r[1] / (r[2] + r[1])
-    assert math.isclose(leader_first_chance_nb(0, 2, n, b, kind, two, rates, know, react, hshare), expect,
+    assert math.isclose(leader_first_chance_nb(0, 2, n, rules, (two, everyone, free), 0), expect,
                         rel_tol=1e-12)
+    # the same two as a remise's tied players (seat 3 not among them): the same chance
+    assert math.isclose(leader_first_chance_nb(0, 2, n, rules, (hand_n, np.int64(0b0110), free), 0),
+                        expect, rel_tol=1e-12)
     # three opponents: sampled
     rng = np.random.default_rng(1)
     times = react[1:4] + rng.exponential(1.0 / r[1:4], size=(400_000, 3))
     sampled = np.mean(np.argmin(times, axis=1) == 1)
-    chance = leader_first_chance_nb(0, 2, n, b, kind, hand_n, rates, know, react, hshare)
+    chance = leader_first_chance_nb(0, 2, n, rules, (hand_n, everyone, free), 0)
     assert abs(chance - sampled) < 4 * math.sqrt(sampled * (1 - sampled) / 400_000)
     # every opponent's chances sum to 1
-    total = sum(leader_first_chance_nb(0, s, n, b, kind, hand_n, rates, know, react, hshare)
-                for s in (1, 2, 3))
+    total = sum(leader_first_chance_nb(0, s, n, rules, (hand_n, everyone, free), 0) for s in (1, 2, 3))
     assert math.isclose(total, 1.0, rel_tol=1e-12)
+
+
+def test_a_remise_player_races_with_the_letter_it_laid_down():
+    """In a remise the tied players answer with the card on the table, seen by all: seat s's rate is
+    breadth x vocabulary x speed x knowledge x its share of that letter for the kind (all letters
+    for a Wie Weet Wat card), whatever else its hand holds."""
+    from kernels.wieweetwat.policies_nb import leader_first_chance_nb, race_rate_nb
+
+    n, b, kind = 4, 1.5, 2
+    rates = np.array([1.0, 1.2, 0.9, 1.0, 1.0, 1.0])
+    know = np.ones((E.MAX_PLAYERS, E.N_CATEGORY_KINDS))
+    know[1, kind] = 0.5
+    react = np.array([0.0, 0.5, 0.7, 0.6, 0.0, 0.0])
+    rules = race_table(n, rates, know, react, np.full((E.MAX_PLAYERS, E.N_CATEGORY_KINDS), 0.04),
+                       kind, b)
+    pshare = rules[9][1]
+    pshare[1, kind, 4] = 0.10  # seat 1 laid down an E, seat 3 a Q
+    pshare[3, kind, 16] = 0.002
+    hand_n = np.array([6, 3, 7, 2, 0, 0], np.int64)
+    restrict = np.array([-1, 4, -1, 16, -1, -1], np.int64)
+    race = (hand_n, np.int64(0b1010), restrict)
+    assert math.isclose(race_rate_nb(1, rules, race, 0), b * 1.2 * 0.5 * 0.10)
+    assert math.isclose(race_rate_nb(3, rules, race, 0), b * 1.0 * 1.0 * 0.002)
+    restrict[3] = E.WWW
+    assert math.isclose(race_rate_nb(3, rules, race, 0), b * 1.0 * 1.0)  # the joker: any letter
+    restrict[3] = 16
+    r1, r3 = b * 1.2 * 0.5 * 0.10, b * 0.002
+    expect = 1 - math.exp(-r1 * (0.6 - 0.5)) * r3 / (r1 + r3)  # seat 1 says its answers earlier
+    assert math.isclose(leader_first_chance_nb(0, 1, n, rules, race, 0), expect, rel_tol=1e-12)
+    assert math.isclose(leader_first_chance_nb(0, 1, n, rules, race, 0)
+                        + leader_first_chance_nb(0, 3, n, rules, race, 0), 1.0, rel_tol=1e-12)
 
 
 def test_a_hidden_card_is_judged_by_the_deck_s_letters_and_the_seat_s_shares():
@@ -417,7 +463,8 @@ def test_the_targeting_reader_reads_the_kind_the_leader_knows_least():
     hand_n = np.array([6, 5, 2, 7, 0, 0], np.int64)  # seat 2 leads
 
     def choose(policy, circle=False, hands=hand_n):
-        return choose_category_nb(rngs(), 0, policy, rules, hands, 4, 0, circle)
+        race = (hands, np.int64(0b1110), np.full(E.MAX_PLAYERS, -1, np.int64))
+        return choose_category_nb(rngs(), 0, policy, rules, race, 4, 0, circle)
     assert choose(E.P_TARGETING) == 2
     assert choose(E.P_TARGETING, circle=True) == 2  # 0.3 / 1 beats 1 / 3
     know[2, kinds[2]] = 1.0

@@ -25,10 +25,23 @@ def seat_after_nb(seat, k, n):
 @inline
 def leader_nb(reader, hand_n, n):
     """The reader's opponent with the fewest letter cards (ties: the first clockwise)."""
+    return leader_in_nb(reader, hand_n, n, opponents_nb(reader, n))
+
+
+@inline
+def opponents_nb(reader, n):
+    """The bit set of the reader's opponents: every seat but the reader's."""
+    return np.int64(((1 << n) - 1) & ~(1 << reader))
+
+
+@inline
+def leader_in_nb(reader, hand_n, n, seats):
+    """Of the seats in the bit set `seats` (never the reader), the one with the fewest letter cards
+    (ties: the first clockwise from the reader); -1 for none."""
     best = np.int64(-1)  # not a Literal: callers compile once for an int64 seat
     for k in range(1, n):
         p = seat_after_nb(reader, k, n)
-        if best < 0 or hand_n[p] < hand_n[best]:
+        if (seats >> p) & 1 and (best < 0 or hand_n[p] < hand_n[best]):
             best = p
     return best
 

@@ -16,7 +16,7 @@ The joker decision (`joker_use`, `joker_patience`) is part of the recall model's
 import numpy as np
 
 from kernels.jit import borrowing, inline
-from kernels.wieweetwat.actions_nb import leader_nb, seat_after_nb
+from kernels.wieweetwat.actions_nb import leader_in_nb, seat_after_nb
 from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
     COUNTER_ALWAYS,
@@ -34,6 +34,7 @@ from kernels.wieweetwat.enums import (
     SHED_HARDEST,
     TARGET_FEWEST_CARDS,
     TARGET_MOST_CARDS,
+    WWW,
 )
 from kernels.wieweetwat.recall_nb import randint_at_nb
 from kernels.wieweetwat.trace_nb import ev_nb
@@ -42,16 +43,18 @@ TIE = 1e-12  # targeting: scores closer than this are equal
 
 
 @inline
-def choose_category_nb(rngs, seat, policy, rules, hand_n, n, card, circle):
+def choose_category_nb(rngs, seat, policy, rules, race, n, card, circle):
     """The slot (0..3) of the category the reader reads from category card `card` (`circle`: for
-    its own Vicieuze cirkel). A search reader reads as its play-outs do where it does not search
-    (remises, the Vicieuze cirkel)."""
+    its own Vicieuze cirkel). `race`: what the table sees of the coming race, (every hand's size,
+    the bit set of the seats who will answer: the reader's opponents, or a remise's tied players,
+    and each seat's remise letter or -1: the round's `restrict`). A search reader reads as its
+    play-outs do where it does not search (remises, the Vicieuze cirkel)."""
     breadth = rules[7]
     first = card * CATEGORIES_PER_CARD
     if policy == P_SEARCH:
         policy = PLAYOUT_POLICY
     if policy == P_TARGETING and rules[0][R_RECALL_MODEL] == RECALL_PROFILES:
-        return targeted_slot_nb(seat, n, rules, hand_n, card, circle)
+        return targeted_slot_nb(seat, n, rules, race, card, circle)
     if policy == P_SPOILER or policy == P_WIDEST or policy == P_TARGETING:
         best = 0
         for slot in range(1, CATEGORIES_PER_CARD):
@@ -63,17 +66,17 @@ def choose_category_nb(rngs, seat, policy, rules, hand_n, n, card, circle):
 
 
 @borrowing
-def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
+def targeted_slot_nb(reader, n, rules, race, card, circle):
     """`targeting`'s slot under the profiles model: the category with the lowest slot_score_nb.
     Ties: the narrowest, then the first."""
     breadth = rules[7]
-    leader = leader_nb(reader, hand_n, n)
+    leader = leader_in_nb(reader, race[0], n, race[1])
     first = card * CATEGORIES_PER_CARD
     best = -1
     best_score = 0.0
     for slot in range(CATEGORIES_PER_CARD):
         c = first + slot
-        score = slot_score_nb(reader, leader, n, rules, hand_n, c, circle)
+        score = slot_score_nb(reader, leader, n, rules, race, c, circle)
         # chances equal but for rounding (equal reaction times: breadth cancels) are a tie
         if best < 0 or score < best_score - TIE or (score <= best_score + TIE
                                                     and breadth[c] < breadth[first + best]):
@@ -83,33 +86,32 @@ def targeted_slot_nb(reader, n, rules, hand_n, card, circle):
 
 
 @borrowing
-def slot_score_nb(reader, leader, n, rules, hand_n, c, circle):
-    """How much category c helps the leader (the reader's opponent with the fewest cards), for
-    `targeting`: the leader's chance to answer first; in the reader's own Vicieuze cirkel, where
-    the reader answers too and the first to fail draws a card, the leader's knowledge of the kind
-    relative to the reader's."""
-    cat_kind, _, know, react, _, hshare = rules[9]
-    kind = cat_kind[c]
+def slot_score_nb(reader, leader, n, rules, race, c, circle):
+    """How much category c helps the leader (of the seats who will answer, the one with the fewest
+    cards), for `targeting`: the leader's chance to answer first; in the reader's own Vicieuze
+    cirkel, where the reader answers too and the first to fail draws a card, the leader's knowledge
+    of the kind relative to the reader's."""
+    know = rules[9][2]
+    kind = rules[9][0][c]
     if circle:
         return know[leader, kind] / know[reader, kind]
-    return leader_first_chance_nb(reader, leader, n, rules[7][c], kind, hand_n, rules[5], know,
-                                  react, hshare)
+    return leader_first_chance_nb(reader, leader, n, rules, race, c)
 
 
 @borrowing
-def ev_targeting_nb(trace, at, reader, policy, rules, hand_n, n, card, circle):
+def ev_targeting_nb(trace, at, reader, policy, rules, race, n, card, circle):
     """The trace's row saying why a `targeting` reader chose (EV_TARGETING); nothing in a batch."""
     if trace is None:
         return
     if policy != P_TARGETING or rules[0][R_RECALL_MODEL] != RECALL_PROFILES:
         return
-    leader = leader_nb(reader, hand_n, n)
+    leader = leader_in_nb(reader, race[0], n, race[1])
     c = card * CATEGORIES_PER_CARD  # the card's four categories, one by one (no allocation)
     ev_nb(trace, at, EV_TARGETING, reader, leader,
-          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c, circle)),
-          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c + 1, circle)),
-          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c + 2, circle)),
-          score_row_nb(slot_score_nb(reader, leader, n, rules, hand_n, c + 3, circle)),
+          score_row_nb(slot_score_nb(reader, leader, n, rules, race, c, circle)),
+          score_row_nb(slot_score_nb(reader, leader, n, rules, race, c + 1, circle)),
+          score_row_nb(slot_score_nb(reader, leader, n, rules, race, c + 2, circle)),
+          score_row_nb(slot_score_nb(reader, leader, n, rules, race, c + 3, circle)),
           1 if circle else 0)
 
 
@@ -120,31 +122,43 @@ def score_row_nb(x):
 
 
 @borrowing
-def race_rate_nb(s, b, kind, hand_n, rates, know, hshare):
-    """Seat s's answer rate in the race as the table judges it: breadth x vocabulary x speed x its
-    knowledge of the kind x its hand size x the letter share an unseen card holds on average (its
-    letters are hidden; two cards of one letter count twice, a slight overestimate)."""
-    return b * rates[s] * know[s, kind] * hshare[s, kind] * hand_n[s]
+def race_rate_nb(s, rules, race, c):
+    """Seat s's answer rate for category c as the table judges it: breadth x vocabulary x speed x
+    its knowledge of the kind x its letters' share. A free hand's letters are hidden: its size x
+    the share an unseen card holds on average (two cards of one letter count twice, a slight
+    overestimate). A remise's tied player answers with the card it laid down, which everyone sees:
+    that letter's share, or all letters for a Wie Weet Wat card."""
+    kind = rules[9][0][c]
+    rate = rules[7][c] * rules[5][s] * rules[9][2][s, kind]
+    letter = race[2][s]
+    if letter < 0:
+        return rate * rules[9][5][s, kind] * race[0][s]
+    if letter == WWW:
+        return rate
+    return rate * rules[9][1][s, kind, letter]
 
 
 @borrowing
-def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, react, hshare):
-    """The chance that `leader` answers first among the reader's opponents in a category of
-    breadth b and kind `kind`, as the table can judge it: each opponent recalls at race_rate_nb's
-    rate (its letters are unseen) and says its answer its reaction time later. The earliest of shifted exponentials, in closed form: between
-    two consecutive reaction times the set of players who can answer is fixed, and the leader's
-    density integrates to r_leader / R x (the drop of everyone's survival over that stretch)."""
-    started = 0  # bit set of the opponents whose reaction time has passed
+def leader_first_chance_nb(reader, leader, n, rules, race, c):
+    """The chance that `leader` answers category c first among the seats who will answer (race[1]),
+    as the table can judge it: each recalls at race_rate_nb's rate and says its answer its reaction
+    time later. The earliest of shifted exponentials, in closed form: between two consecutive
+    reaction times the set of players who can answer is fixed, and the leader's density integrates
+    to r_leader / R x (the drop of everyone's survival over that stretch)."""
+    hand_n, active, restrict = race
+    react = rules[9][3]
+    started = 0  # bit set of the seats whose reaction time has passed
     total = 0.0  # R: their summed rates
     weighted = 0.0  # their summed rate x reaction time
-    r_leader = race_rate_nb(leader, b, kind, hand_n, rates, know, hshare)
+    r_leader = race_rate_nb(leader, rules, race, c)
     t = 0.0
     chance = 0.0
     while True:
         nxt = np.int64(-1)  # not a Literal: race_rate_nb compiles once
         for k in range(1, n):
             s = seat_after_nb(reader, k, n)
-            if hand_n[s] > 0 and not started & (1 << s) and (nxt < 0 or react[s] < react[nxt]):
+            if (active >> s) & 1 and (hand_n[s] > 0 or restrict[s] >= 0) \
+                    and not started & (1 << s) and (nxt < 0 or react[s] < react[nxt]):
                 nxt = s
         if started & (1 << leader) and total > 0.0:
             survive_from = np.exp(weighted - total * t)
@@ -153,7 +167,7 @@ def leader_first_chance_nb(reader, leader, n, b, kind, hand_n, rates, know, reac
         if nxt < 0:
             return chance
         started |= 1 << nxt
-        r = race_rate_nb(nxt, b, kind, hand_n, rates, know, hshare)
+        r = race_rate_nb(nxt, rules, race, c)
         total += r
         weighted += r * react[nxt]
         t = react[nxt]

@@ -18,6 +18,7 @@ from kernels.wieweetwat.actions_nb import (
     circle_nb,
     leader_nb,
     left_of_nb,
+    opponents_nb,
     pechvogel_partner_nb,
     rotonde_nb,
     seat_after_nb,
@@ -273,9 +274,10 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
                                        queue_n, card, trace, at)
             if own < 0:  # no category card but the one waiting (a one-card category list): the
                 own = card  # circle reads from it, and draws no action cards in vain
-            slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n, own,
+            race = (hand_n, opponents_nb(reader, n), restrict)
+            slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, race, n, own,
                                       np.bool_(True))
-            ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, hand_n, n, own,
+            ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, race, n, own,
                             np.bool_(True))
             b = breadth[own * CATEGORIES_PER_CARD + slot]
             ev_nb(trace, at, EV_READ, reader, own, slot, own * CATEGORIES_PER_CARD + slot,
@@ -494,9 +496,10 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 slot = search_nb.search_category_nb(search, rnd, reader, n, card, grote, rules,
                                                     state, piles)
             else:
-                slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, hand_n, n,
+                race = (hand_n, active, restrict)  # opponents, or a remise's tied players
+                slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, race, n,
                                           card, np.bool_(False))
-                ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, hand_n, n, card,
+                ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, race, n, card,
                                 np.bool_(False))
             b = breadth[card * CATEGORIES_PER_CARD + slot]
             if profiles:

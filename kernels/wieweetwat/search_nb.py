@@ -39,7 +39,7 @@ from kernels.jit import borrowing, inline, kernel, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.status import OK
 from kernels.wieweetwat import rules_nb  # a module: play_round_nb calls back into this one
-from kernels.wieweetwat.actions_nb import seat_after_nb, take_card_nb
+from kernels.wieweetwat.actions_nb import opponents_nb, seat_after_nb, take_card_nb
 from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
     GS_CATEGORIES,
@@ -370,7 +370,8 @@ def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
     seat_i = rules[3]
     opts = search[7]
     first = card * CATEGORIES_PER_CARD
-    heuristic = choose_category_nb(seat_rng, reader, PLAYOUT_POLICY, rules, state[1], n, card,
+    heuristic = choose_category_nb(seat_rng, reader, PLAYOUT_POLICY, rules,
+                                   (state[1], opponents_nb(reader, n), state[3]), n, card,
                                    np.bool_(False))
     distinct = 0
     for slot in range(CATEGORIES_PER_CARD):  # -1: plays as an earlier slot it plays alike

@@ -330,7 +330,8 @@ GAME = Game(
     # with short category lists), the rules counter_last_card, rotonde_empty_hand,
     # grote_kans_same_letter and action_cards; 5: the profiles recall model is the default
     # (recall_model = profiles; uniform plays version 4's games); 6: the targeting reader judges
-    # a hidden hand's rate by the letter share of an average card, not by its size alone
+    # a hidden hand's rate by the letter share of an average card, not by its size alone, and a
+    # remise's race by the tied players and the letters they laid down
     min_players=3,
     max_players=6,
     rules=(
