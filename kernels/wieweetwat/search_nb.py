@@ -36,7 +36,7 @@ calls this module back at the search's decisions: the two import each other as m
 import numpy as np
 
 from kernels.jit import borrowing, inline, kernel, njit
-from kernels.rng_nb import next_word_nb, uniform_nb
+from kernels.rng_nb import next_word_nb, shuffle_from_nb
 from kernels.status import OK
 from kernels.wieweetwat import rules_nb  # a module: play_round_nb calls back into this one
 from kernels.wieweetwat.actions_nb import opponents_nb, seat_after_nb, take_card_nb
@@ -221,12 +221,7 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
         for _ in range(counts[kind]):
             unseen[u] = kind
             u += 1
-    for i in range(u - 1, 0, -1):  # Fisher-Yates from the seat's word
-        state_word, r = next_word_nb(state_word)
-        j = uniform_nb(r, i + 1)
-        x = unseen[i]
-        unseen[i] = unseen[j]
-        unseen[j] = x
+    state_word = shuffle_from_nb(state_word, unseen, u)
     k = 0
     for q in range(n):
         sim["pending"][q] = -1
@@ -262,12 +257,7 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
         if mark[c] == 0:
             s_cpile[m] = c
             m += 1
-    for i in range(m - 1, 0, -1):
-        state_word, r = next_word_nb(state_word)
-        j = uniform_nb(r, i + 1)
-        x = s_cpile[i]
-        s_cpile[i] = s_cpile[j]
-        s_cpile[j] = x
+    state_word = shuffle_from_nb(state_word, s_cpile, m)
     d = pile_n[PN_CAT_DISCARDS]
     s_cpile[m] = main
     m += 1
