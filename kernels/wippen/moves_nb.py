@@ -23,7 +23,7 @@ buffer would overflow (the driver then stops the game with INVARIANT: it never t
 """
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import borrowing, inline, njit
 from kernels.wippen.enums import (
     IT_KIND, IT_VALUE, ITEM_BUILD, ITEM_DOUBLE, ITEM_LOOSE, MAX_GROUPS, MAX_ITEMS, MAX_MOVES,
     MAX_NUMBER, MV_BUILD, MV_CAPTURE, MV_DOUBLE, MV_RAISE, MV_TRAIL,
@@ -417,8 +417,9 @@ def slot_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, build_instead, rai
     """The legal moves with the cards in slots first_slot..end_slot-1 of hand[:hn] (the whole hand
     decides whether capturing is compulsory), by slot, captures first (card_moves_nb)."""
     capture = any_capture_nb(item_i, pn, hand, hn)
-    return card_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, capture, build_instead,
-                         raise_double, with_builds, mv_i, mv_m, scratch)
+    return card_moves_call_nb(item_i, pn, hand, hn, np.int64(first_slot), np.int64(end_slot),
+                              capture, build_instead, raise_double, np.bool_(with_builds), mv_i,
+                              mv_m, scratch)
 
 
 @inline
@@ -456,6 +457,14 @@ def card_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, capture, build_ins
         if nm < 0:
             return -1
     return nm
+
+
+# The builder's, defensive's, the checks' and the search's turns call this copy, without
+# reference counting, rather than inline another: Numba typed each inlined copy anew inside its
+# large caller, most of Wippen's compile. Random's and greedy's turns keep theirs inlined (calling
+# this one cost them 4-7 % of speed). Callers pass int64 slots and a bool with_builds (one
+# specialisation, not one per literal).
+card_moves_call_nb = borrowing(getattr(card_moves_nb, "py_func", card_moves_nb))  # (jit disabled)
 
 
 @inline

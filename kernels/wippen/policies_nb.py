@@ -24,7 +24,7 @@ from kernels.wippen.enums import (
     N_RANKS, R_PTS_ACE, R_PTS_CARDS, R_PTS_DIAMOND_TEN, R_PTS_SPADE_TWO, R_PTS_SPADES,
 )
 from kernels.wippen.moves_nb import (
-    any_capture_nb, candidates_nb, card_moves_nb, groups_nb, has_moves_nb, legal_moves_nb,
+    any_capture_nb, candidates_nb, card_moves_nb, groups_nb, has_moves_nb,
 )
 from kernels.wippen.rules_nb import play_move_nb
 from kernels.wippen.table_nb import (
@@ -168,8 +168,9 @@ def greedy_turn_nb(item_i, item_m, pn, hand, hn, build_instead, raise_double, mv
     -1 when there are none). A call without reference counting, as random_move_nb: inlined into
     the driver, the listing, the worths and the choice cost an NRT_incref/NRT_decref pair per
     array a helper takes."""
-    nm = legal_moves_nb(item_i, pn, hand, hn, build_instead, raise_double, False, mv_i, mv_m,
-                        scratch)
+    capture = any_capture_nb(item_i, pn, hand, hn)  # legal_moves_nb, with the generator inlined
+    nm = card_moves_nb(item_i, pn, hand, hn, 0, hn, capture, build_instead, raise_double, False,
+                       mv_i, mv_m, scratch)
     if nm <= 0:
         return nm, -1
     item_worths_nb(item_m, pn, worth, item_w)
