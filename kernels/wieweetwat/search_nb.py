@@ -216,7 +216,7 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
     for i in range(pile_n[PN_LETTER_DISCARDS]):
         counts[ldisc[i]] -= 1
         sim["ldisc"][i] = ldisc[i]
-    u = 0
+    u = np.int64(0)  # not a Literal: shuffle_from_nb compiles once
     for kind in range(N_KINDS):
         for _ in range(counts[kind]):
             unseen[u] = kind
@@ -252,7 +252,7 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
         s_cdisc[i] = cdisc[i]
     for i in range(pile_n[PN_CAT_IN_USE]):
         mark[cuse[i]] = 1
-    m = 0
+    m = np.int64(0)
     for c in range(n_cards):
         if mark[c] == 0:
             s_cpile[m] = c
