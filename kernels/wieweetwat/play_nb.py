@@ -176,8 +176,8 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     RULE_F_ORDER. seat_policy: int64[n], a policy id (P_*) per seat; seat_i: int64[n, 4]
     (joker_use, counter, shed, target as option indices); seat_f: float64[n, 4] (vocabulary,
     speed, error_rate, joker_patience). data: see the module. out: OUT_DTYPE records. trace: None,
-    or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every reader's turn, verify that every letter card and every
-    category card is in exactly one place.
+    or int32[T, TRACE_WIDTH]: the first game's events ended by EV_END. checked: after every
+    reader's turn, verify that every letter card and every category card is in exactly one place.
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
         return BAD_ARGS, -1, 0

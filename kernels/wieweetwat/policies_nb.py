@@ -20,8 +20,8 @@ from kernels.wieweetwat.actions_nb import leader_in_nb, seat_after_nb
 from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
     COUNTER_ALWAYS,
-    EV_TARGETING,
     COUNTER_LEADER_ONLY,
+    EV_TARGETING,
     N_LETTERS,
     NO_TIME,
     P_SEARCH,
