@@ -31,7 +31,15 @@ RUNNER = games()["wieweetwat"].runner()
 
 
 def no_knowledge():
-    return np.zeros((E.MAX_PLAYERS, E.MAX_PLAYERS, E.N_KINDS), np.int64)
+    """known[o, h]: rows laid out as hand rows (counts, then the kind set in column HAND_MASK)."""
+    return np.zeros((E.MAX_PLAYERS, E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)
+
+
+def see(row, letter, count):
+    """Set a known row's count of a letter ('*': the Wie Weet Wat card) and its kind set."""
+    kind = E.WWW if letter == "*" else LETTERS.index(letter)
+    row[kind] = count
+    row[E.HAND_MASK] = sum(1 << k for k in range(E.N_KINDS) if row[k])
 
 
 def letters_of(row):
@@ -42,8 +50,8 @@ def letters_of(row):
 def test_a_rotonde_tells_each_giver_where_its_hand_went_and_moves_what_was_known():
     h, n = hands_of("abc", "dd", "e*", "fgh")
     known = no_knowledge()
-    known[3, 1, LETTERS.index("d")] = 1  # seat 3 had seen one of seat 1's d's
-    rows = np.zeros((E.MAX_PLAYERS, E.N_KINDS), np.int64)
+    see(known[3, 1], "d", 1)  # seat 3 had seen one of seat 1's d's
+    rows = np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)
     rotonde_known_nb(known, h, n, 4, False, rows)
     rotonde_nb(h, n, 4, np.zeros(E.HAND_WIDTH, np.int64), False)
     for o in range(4):  # each knows its old hand, now with the next seat, card for card
@@ -57,7 +65,7 @@ def test_a_rotonde_tells_each_giver_where_its_hand_went_and_moves_what_was_known
 def test_a_rotonde_that_skips_an_empty_hand_tells_the_next_holder():
     h, n = hands_of("ab", "", "c", "dd")  # seat 1's last card lies on the table (a remise)
     known = no_knowledge()
-    rows = np.zeros((E.MAX_PLAYERS, E.N_KINDS), np.int64)
+    rows = np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)
     rotonde_known_nb(known, h, n, 4, True, rows)
     rotonde_nb(h, n, 4, np.zeros(E.HAND_WIDTH, np.int64), True)
     assert letters_of(h[2]) == "ab" and letters_of(known[0, 2]) == "ab"  # 0 -> 2, past seat 1
@@ -69,7 +77,7 @@ def test_a_rotonde_that_skips_an_empty_hand_tells_the_next_holder():
 def test_a_pechvogel_swap_tells_both_what_the_other_now_holds():
     h, n = hands_of("ab", "cde", "f", "gg")
     known = no_knowledge()
-    known[2, 1, LETTERS.index("c")] = 1  # seat 2 had seen seat 1's c
+    see(known[2, 1], "c", 1)  # seat 2 had seen seat 1's c
     swap_hands_nb(h, n, 0, 1)
     swapped_known_nb(known, h, 4, 0, 1)
     assert letters_of(known[0, 1]) == "ab" and letters_of(known[1, 0]) == "cde"
@@ -81,11 +89,11 @@ def test_a_pechvogel_swap_tells_both_what_the_other_now_holds():
 def test_a_card_taken_is_known_to_the_victim_and_blurs_what_others_knew():
     h, n = hands_of("ab", "cce", "f", "")
     known = no_knowledge()
-    c, e = LETTERS.index("c"), LETTERS.index("e")
-    known[0, 1, c] = 2  # seat 0 knows seat 1's whole hand
-    known[0, 1, e] = 1
-    known[2, 1, c] = 1
-    known[2, 1, e] = 1
+    e = LETTERS.index("e")
+    see(known[0, 1], "c", 2)  # seat 0 knows seat 1's whole hand
+    see(known[0, 1], "e", 1)
+    see(known[2, 1], "c", 1)
+    see(known[2, 1], "e", 1)
     # seat 2 takes seat 1's e (at random: it could have been a c)
     h[1, e] -= 1
     h[2, e] += 1
@@ -114,7 +122,9 @@ def test_cards_shown_and_taken_back():
     h[0, a] += 1
     assert known[1, 0, a] == 1
     assert known_held_nb(known, h, 2)
-    known[1, 0, LETTERS.index("b")] = 2  # more than seat 0 holds: the check says so
+    known[1, 0, E.HAND_MASK] = 0  # a kind set that does not say what the row counts
+    assert not known_held_nb(known, h, 2)
+    see(known[1, 0], "b", 2)  # more than seat 0 holds: the check says so
     assert not known_held_nb(known, h, 2)
     forget_nb(known, 2)
     assert not known.any()
@@ -145,12 +155,12 @@ def test_a_known_letter_races_at_its_own_share():
     pshare[2, kind, x] = 0.12
     rules = race_rules(kind, b, hshare, pshare)
     hand_n = np.array([5, 5, 4, 5, 0, 0], np.int64)
-    known = np.zeros((E.MAX_PLAYERS, E.N_KINDS), np.int64)
+    known = np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)
     race = (hand_n, np.int64(0b1110), np.full(E.MAX_PLAYERS, -1, np.int64), known)
     assert math.isclose(race_rate_nb(2, rules, race, 0), b * 0.04 * 4)  # nothing seen
-    known[2, q] = 2  # two q's seen, one s, one Wie Weet Wat card (counted as unseen)
-    known[2, x] = 1
-    known[2, E.WWW] = 1
+    see(known[2], "q", 2)  # two q's seen, one s, one Wie Weet Wat card (counted as unseen)
+    see(known[2], "s", 1)
+    see(known[2], "*", 1)
     assert math.isclose(race_rate_nb(2, rules, race, 0), b * (2 * 0.001 + 0.12 + 1 * 0.04))
 
 
@@ -172,10 +182,10 @@ def test_the_targeting_reader_uses_the_leaders_letters_it_has_seen():
     pshare[2, kinds[0], x] = 0.30  # the leader's s's: many animals, few names
     pshare[2, kinds[2], x] = 0.002
     hand_n = np.array([6, 5, 3, 7, 0, 0], np.int64)
-    known = np.zeros((E.MAX_PLAYERS, E.N_KINDS), np.int64)
+    known = np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)
     race = (hand_n, np.int64(0b1110), np.full(E.MAX_PLAYERS, -1, np.int64), known)
     assert choose_category_nb(rngs(), 0, E.P_TARGETING, rules, race, 4, 0, False) == 0
-    known[2, x] = 3
+    see(known[2], "s", 3)
     assert choose_category_nb(rngs(), 0, E.P_TARGETING, rules, race, 4, 0, False) == 2
 
 
@@ -189,7 +199,7 @@ def test_the_search_deals_the_cards_it_knows_to_their_holders():
             3: [int(np.argmax(t["hands"][3, :E.N_KINDS]))]}
     for q, kinds in seen.items():
         for k in kinds:
-            t["known"][0, q, k] = t["hands"][q, k]
+            see(t["known"][0, q], "*" if k == E.WWW else LETTERS[k], t["hands"][q, k])
     card = int(t["cpile"][t["pile_n"][E.PN_CAT_PILE] - 1])
     sim = search[0][0]
     for word in range(1, 40):

@@ -29,7 +29,7 @@ from sim.spec import ArmSpec
 from tests.test_wieweetwat_recall import hand, streams
 
 KSHARE = kind_share_table()
-NOTHING_KNOWN = np.zeros((E.MAX_PLAYERS, E.N_KINDS), np.int64)  # the reader's row of `known`
+NOTHING_KNOWN = np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)  # the reader's row of `known`
 N = 40_000
 
 

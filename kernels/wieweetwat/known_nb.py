@@ -1,7 +1,9 @@
 """What each seat has seen of the other hands (docs/rules/wieweetwat.md, "What a reader knows").
 
 known[o, h, kind] is how many cards of `kind` seat o knows seat h holds: a lower bound of
-hands[h, kind], never above it, from what o saw happen this round. A round's deal is hidden, so every
+hands[h, kind], never above it, from what o saw happen this round. A row known[o, h] is laid out as
+a hand row (HAND_WIDTH: the counts, then in column HAND_MASK the set of kinds counted), so that
+a reader walks only the few kinds it knows of. A round's deal is hidden, so every
 round starts from nothing. What o learns:
 - a Rotonde: o passed its whole hand to its receiver, so o knows that hand is there; what o knew of
   any hand moves on with it;
@@ -19,7 +21,15 @@ Kept only at tables where a reader uses it (kept_nb): `targeting` and `search` u
 recall model. Elsewhere it stays zero and costs nothing.
 """
 from kernels.jit import borrowing, inline
-from kernels.wieweetwat.enums import N_KINDS, P_SEARCH, P_TARGETING, R_RECALL_MODEL, RECALL_PROFILES
+from kernels.wieweetwat.enums import (
+    HAND_MASK,
+    HAND_WIDTH,
+    N_KINDS,
+    P_SEARCH,
+    P_TARGETING,
+    R_RECALL_MODEL,
+    RECALL_PROFILES,
+)
 
 
 @borrowing
@@ -38,16 +48,31 @@ def forget_nb(known, n):
     """A new deal: nobody knows anything of the others' hands."""
     for o in range(n):
         for h in range(n):
-            for kind in range(N_KINDS):
-                known[o, h, kind] = 0
+            for j in range(HAND_WIDTH):
+                known[o, h, j] = 0
+
+
+@inline
+def less_nb(known, o, h, kind):
+    """One card of `kind` fewer known by o in h's hand (none below zero)."""
+    left = known[o, h, kind] - 1
+    if left >= 0:
+        known[o, h, kind] = left
+        if left == 0:
+            known[o, h, HAND_MASK] &= ~(1 << kind)
+
+
+@inline
+def more_nb(known, o, h, kind):
+    known[o, h, kind] += 1
+    known[o, h, HAND_MASK] |= 1 << kind
 
 
 @inline
 def shown_nb(known, n, holder, kind):
     """A card of `kind` left holder's hand face up: everyone's count of it drops, if it had one."""
     for o in range(n):
-        if known[o, holder, kind] > 0:
-            known[o, holder, kind] -= 1
+        less_nb(known, o, holder, kind)
 
 
 @inline
@@ -55,7 +80,7 @@ def returned_nb(known, n, holder, kind):
     """A card everyone saw on the table went back into holder's hand."""
     for o in range(n):
         if o != holder:
-            known[o, holder, kind] += 1
+            more_nb(known, o, holder, kind)
 
 
 @inline
@@ -64,7 +89,7 @@ def shown_kept_nb(known, n, holder, kind):
     knows it holds at least one."""
     for o in range(n):
         if o != holder and known[o, holder, kind] == 0:
-            known[o, holder, kind] = 1
+            more_nb(known, o, holder, kind)
 
 
 @borrowing
@@ -76,18 +101,16 @@ def taken_from_nb(known, n, taker, victim, kind):
         if o == victim:
             continue
         if o == taker:
-            if known[o, victim, kind] > 0:
-                known[o, victim, kind] -= 1
+            less_nb(known, o, victim, kind)
             continue
         for k in range(N_KINDS):
-            if known[o, victim, k] > 0:
-                known[o, victim, k] -= 1
+            less_nb(known, o, victim, k)
 
 
 @borrowing
 def given_to_nb(known, victim, taker, kind):
     """The victim of a taken card knows the taker holds it."""
-    known[victim, taker, kind] += 1
+    more_nb(known, victim, taker, kind)
 
 
 @borrowing
@@ -106,25 +129,25 @@ def receiver_nb(s, hand_n, n, skip_empty):
 @borrowing
 def rotonde_known_nb(known, hands, hand_n, n, skip_empty, rows):
     """A Rotonde, before the hands move: what each seat knew of a hand moves with it, and each
-    giver knows its receiver now holds the giver's hand. `rows`: scratch of (seats, N_KINDS)."""
+    giver knows its receiver now holds the giver's hand. `rows`: scratch of (seats, HAND_WIDTH)."""
     for o in range(n):
         for s in range(n):
-            for kind in range(N_KINDS):
-                rows[s, kind] = known[o, s, kind]
-                known[o, s, kind] = 0
+            for j in range(HAND_WIDTH):
+                rows[s, j] = known[o, s, j]
+                known[o, s, j] = 0
         for s in range(n):
             if skip_empty and hand_n[s] == 0:
                 continue
             r = receiver_nb(s, hand_n, n, skip_empty)
-            for kind in range(N_KINDS):
-                known[o, r, kind] = rows[s, kind]
+            for j in range(HAND_WIDTH):
+                known[o, r, j] = rows[s, j]
     for o in range(n):
         if skip_empty and hand_n[o] == 0:
             continue
         r = receiver_nb(o, hand_n, n, skip_empty)
-        for kind in range(N_KINDS):
-            known[o, r, kind] = hands[o, kind]
-            known[o, o, kind] = 0
+        for j in range(HAND_WIDTH):
+            known[o, r, j] = hands[o, j]
+            known[o, o, j] = 0
 
 
 @borrowing
@@ -132,42 +155,29 @@ def swapped_known_nb(known, hands, n, a, b):
     """A Pechvogel, after seats a and b swapped hands: what everyone knew of each hand moves with
     it, and each of the two knows the hand it gave away."""
     for o in range(n):
-        for kind in range(N_KINDS):
-            x = known[o, a, kind]
-            known[o, a, kind] = known[o, b, kind]
-            known[o, b, kind] = x
-    for kind in range(N_KINDS):
-        known[a, b, kind] = hands[b, kind]
-        known[b, a, kind] = hands[a, kind]
-        known[a, a, kind] = 0
-        known[b, b, kind] = 0
-
-
-@borrowing
-def known_count_nb(known, o, h):
-    """How many of h's cards seat o knows."""
-    m = 0
-    for kind in range(N_KINDS):
-        m += known[o, h, kind]
-    return m
-
-
-@borrowing
-def known_mask_nb(known, o, h):
-    """The set of kinds seat o knows h holds (bit k for kind k)."""
-    mask = 0
-    for kind in range(N_KINDS):
-        if known[o, h, kind] > 0:
-            mask |= 1 << kind
-    return mask
+        for j in range(HAND_WIDTH):
+            x = known[o, a, j]
+            known[o, a, j] = known[o, b, j]
+            known[o, b, j] = x
+    for j in range(HAND_WIDTH):
+        known[a, b, j] = hands[b, j]
+        known[b, a, j] = hands[a, j]
+        known[a, a, j] = 0
+        known[b, b, j] = 0
 
 
 @borrowing
 def known_held_nb(known, hands, n):
-    """The checked mode's test: nobody knows of a card that is not there."""
+    """The checked mode's test: nobody knows of a card that is not there, and every row's kind set
+    says which kinds it counts."""
     for o in range(n):
         for h in range(n):
+            held = 0
             for kind in range(N_KINDS):
                 if known[o, h, kind] > hands[h, kind] or known[o, h, kind] < 0:
                     return False
+                if known[o, h, kind] > 0:
+                    held |= 1 << kind
+            if known[o, h, HAND_MASK] != held:
+                return False
     return True

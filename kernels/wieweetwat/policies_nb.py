@@ -23,6 +23,7 @@ from kernels.wieweetwat.enums import (
     COUNTER_LEADER_ONLY,
     EV_KNOWN,
     EV_TARGETING,
+    HAND_MASK,
     N_LETTERS,
     NO_TIME,
     P_SEARCH,
@@ -37,10 +38,11 @@ from kernels.wieweetwat.enums import (
     TARGET_MOST_CARDS,
     WWW,
 )
-from kernels.wieweetwat.recall_nb import randint_at_nb
+from kernels.wieweetwat.recall_nb import lowest_kind_nb, randint_at_nb
 from kernels.wieweetwat.trace_nb import ev_nb
 
 TIE = 1e-12  # targeting: scores closer than this are equal
+LETTER_KINDS = (1 << N_LETTERS) - 1  # a kind set's letters (its Wie Weet Wat card left out)
 
 
 @inline
@@ -112,11 +114,11 @@ def ev_targeting_nb(trace, at, reader, policy, rules, race, n, card, circle):
     for k in range(1, n):  # the hands it has seen, first (EV_KNOWN)
         s = seat_after_nb(reader, k, n)
         if (race[1] >> s) & 1 and race[2][s] < 0:
-            m = known_letters_nb(known, s)
-            if m > 0:  # the letters known once, twice, three times or more, as bit sets
-                once, twice, more = 0, 0, 0
+            once = known[s, HAND_MASK] & LETTER_KINDS
+            if once:  # the letters known once, twice, three times or more, as bit sets
+                m, twice, more = 0, 0, 0
                 for kind in range(N_LETTERS):
-                    once |= np.int64(known[s, kind] >= 1) << kind
+                    m += known[s, kind]
                     twice |= np.int64(known[s, kind] >= 2) << kind
                     more |= np.int64(known[s, kind] >= 3) << kind
                 ev_nb(trace, at, EV_KNOWN, reader, s, m, race[0][s], once, twice, more)
@@ -136,15 +138,6 @@ def score_row_nb(x):
 
 
 @borrowing
-def known_letters_nb(known, s):
-    """How many of seat s's letter cards (not Wie Weet Wat cards) the reader knows (known: its row)."""
-    m = 0
-    for kind in range(N_LETTERS):
-        m += known[s, kind]
-    return m
-
-
-@borrowing
 def race_rate_nb(s, rules, race, c):
     """Seat s's answer rate for category c as the reader judges it: breadth x vocabulary x speed x
     its knowledge of the kind x its letters' share. Of a free hand the reader knows the letters it
@@ -161,10 +154,12 @@ def race_rate_nb(s, rules, race, c):
         pshare = rules[9][1]
         seen = 0.0
         m = 0
-        for k in range(N_LETTERS):
-            if known[s, k] > 0:
-                seen += known[s, k] * pshare[s, kind, k]
-                m += known[s, k]
+        held = known[s, HAND_MASK] & LETTER_KINDS  # the letters it has seen: usually none
+        while held:
+            k = lowest_kind_nb(held)
+            held &= held - 1
+            seen += known[s, k] * pshare[s, kind, k]
+            m += known[s, k]
         return rate * (seen + rules[9][5][s, kind] * (race[0][s] - m))
     if letter == WWW:
         return rate

@@ -223,8 +223,8 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
     # what p knows (known to be in a hand, so not among the cards dealt at random)
     for q in range(n):
         for o in range(n):
-            for kind in range(N_KINDS):
-                s_known[o, q, kind] = known[p, q, kind] if o == p and q != p else 0
+            for j in range(HAND_WIDTH):
+                s_known[o, q, j] = known[p, q, j] if o == p and q != p else 0
         if q != p:
             for kind in range(N_KINDS):
                 counts[kind] -= known[p, q, kind]
