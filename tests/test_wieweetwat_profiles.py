@@ -29,6 +29,7 @@ from sim.spec import ArmSpec
 from tests.test_wieweetwat_recall import hand, streams
 
 KSHARE = kind_share_table()
+NOTHING_KNOWN = np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64)  # the reader's row of `known`
 N = 40_000
 
 
@@ -379,19 +380,19 @@ def test_the_leaders_chance_to_answer_first_is_the_race_of_shifted_exponentials(
     two[3] = 0
     d0, d1 = react[2], react[1]  # seat 2 says its answers earlier
     expect = 1 - math.exp(-r[2] * (d1 - d0)) * r[1] / (r[2] + r[1])
-    assert math.isclose(leader_first_chance_nb(0, 2, n, rules, (two, everyone, free), 0), expect,
+    assert math.isclose(leader_first_chance_nb(0, 2, n, rules, (two, everyone, free, NOTHING_KNOWN), 0), expect,
                         rel_tol=1e-12)
     # the same two as a remise's tied players (seat 3 not among them): the same chance
-    assert math.isclose(leader_first_chance_nb(0, 2, n, rules, (hand_n, np.int64(0b0110), free), 0),
+    assert math.isclose(leader_first_chance_nb(0, 2, n, rules, (hand_n, np.int64(0b0110), free, NOTHING_KNOWN), 0),
                         expect, rel_tol=1e-12)
     # three opponents: sampled
     rng = np.random.default_rng(1)
     times = react[1:4] + rng.exponential(1.0 / r[1:4], size=(400_000, 3))
     sampled = np.mean(np.argmin(times, axis=1) == 1)
-    chance = leader_first_chance_nb(0, 2, n, rules, (hand_n, everyone, free), 0)
+    chance = leader_first_chance_nb(0, 2, n, rules, (hand_n, everyone, free, NOTHING_KNOWN), 0)
     assert abs(chance - sampled) < 4 * math.sqrt(sampled * (1 - sampled) / 400_000)
     # every opponent's chances sum to 1
-    total = sum(leader_first_chance_nb(0, s, n, rules, (hand_n, everyone, free), 0) for s in (1, 2, 3))
+    total = sum(leader_first_chance_nb(0, s, n, rules, (hand_n, everyone, free, NOTHING_KNOWN), 0) for s in (1, 2, 3))
     assert math.isclose(total, 1.0, rel_tol=1e-12)
 
 
@@ -413,7 +414,7 @@ def test_a_remise_player_races_with_the_letter_it_laid_down():
     pshare[3, kind, 16] = 0.002
     hand_n = np.array([6, 3, 7, 2, 0, 0], np.int64)
     restrict = np.array([-1, 4, -1, 16, -1, -1], np.int64)
-    race = (hand_n, np.int64(0b1010), restrict)
+    race = (hand_n, np.int64(0b1010), restrict, NOTHING_KNOWN)
     assert math.isclose(race_rate_nb(1, rules, race, 0), b * 1.2 * 0.5 * 0.10)
     assert math.isclose(race_rate_nb(3, rules, race, 0), b * 1.0 * 1.0 * 0.002)
     restrict[3] = E.WWW
@@ -463,7 +464,7 @@ def test_the_targeting_reader_reads_the_kind_the_leader_knows_least():
     hand_n = np.array([6, 5, 2, 7, 0, 0], np.int64)  # seat 2 leads
 
     def choose(policy, circle=False, hands=hand_n):
-        race = (hands, np.int64(0b1110), np.full(E.MAX_PLAYERS, -1, np.int64))
+        race = (hands, np.int64(0b1110), np.full(E.MAX_PLAYERS, -1, np.int64), NOTHING_KNOWN)
         return choose_category_nb(rngs(), 0, policy, rules, race, 4, 0, circle)
     assert choose(E.P_TARGETING) == 2
     assert choose(E.P_TARGETING, circle=True) == 2  # 0.3 / 1 beats 1 / 3

@@ -169,7 +169,8 @@ def test_the_reader_chooses_the_category_by_policy():
     r = rngs()
 
     def choose(policy, card):
-        race = (hand_n, np.int64(0b1110), np.full(E.MAX_PLAYERS, -1, np.int64))
+        race = (hand_n, np.int64(0b1110), np.full(E.MAX_PLAYERS, -1, np.int64),
+                np.zeros((E.MAX_PLAYERS, E.HAND_WIDTH), np.int64))
         return choose_category_nb(r, 0, policy, rules, race, 4, card, False)
     assert choose(E.P_SPOILER, 0) == 1
     assert choose(E.P_TARGETING, 0) == 1  # the uniform model: as spoiler

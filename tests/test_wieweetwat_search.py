@@ -157,7 +157,7 @@ def rules_of(t):
 
 
 def state_of(t):
-    return (t["hands"], t["hand_n"], t["pending"], t["restrict"], t["pile_n"], t["rng"])
+    return (t["hands"], t["hand_n"], t["pending"], t["restrict"], t["pile_n"], t["rng"], t["known"])
 
 
 def piles_of(t):

@@ -207,6 +207,8 @@ EV_TARGETING = 22  # why a `targeting` reader (seat) chose (profiles model): a=t
 #                   card's four categories' scores x 10,000 (the leader's chance to answer first;
 #                   in the reader's own Vicieuze cirkel, f=1: the leader's knowledge of the kind
 #                   over the reader's); the lowest score is read
+EV_KNOWN = 23  # before a `targeting` read: the reader (seat) knows b of seat a's c cards (known_nb.py):
+#               the letters in bit set d, those in e twice, those in f three times or more
 
 # The per-game output record: field names are the Parquet column names
 OUT_DTYPE = np.dtype([

@@ -87,6 +87,7 @@ from kernels.wieweetwat.enums import (
     TRACE_WIDTH,
     WWW,
 )
+from kernels.wieweetwat.known_nb import forget_nb, kept_nb
 from kernels.wieweetwat.piles_nb import (
     deal_round_nb,
     shuffle_categories_nb,
@@ -294,11 +295,13 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
     at = t["trace_n"]
     tracing = tracing_nb(trace)
     rules = (rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof)
-    state = (hands, hand_n, pending, restrict, pile_n, seat_rng)
+    known = t["known"]
+    keeps_known = kept_nb(rule_i, seat_policy, n)
+    state = (hands, hand_n, pending, restrict, pile_n, seat_rng, known)
     piles = (lpile, ldisc, cpile, cdisc, cuse)
     stats = (seat_stats, action_stats, letter_stats, game_stats)
     scratch = (t["times"], t["kinds"], t["letters"], t["wrong"], t["hand_shares"], t["queue"],
-               t["tmp"], t["letter_times"], t["chosen"], t["share_masks"])
+               t["tmp"], t["letter_times"], t["chosen"], t["share_masks"], t["known_rows"])
     checks = (deck_counts, t["seen"], n_cards, 1 if checked else 0)
     if search is not None:
         search_nb.set_up_nb(search, rules, deck_counts, n_cards)
@@ -326,6 +329,8 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
             deal_round_nb(seed, g, rnd, deck, n_deck, lpile, pile_n, hands, hand_n, n, hand_size)
             if shift != 0:
                 rotate_seat_rows_nb(hands, hand_n, n, shift)
+            if keeps_known:
+                forget_nb(known, n)
             ev_nb(trace, at, EV_ROUND, reader, rnd + 1, 0, 0, 0, 0, 0)
             if tracing:
                 for s in range(n):

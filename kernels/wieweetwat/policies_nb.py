@@ -21,7 +21,9 @@ from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
     COUNTER_ALWAYS,
     COUNTER_LEADER_ONLY,
+    EV_KNOWN,
     EV_TARGETING,
+    HAND_MASK,
     N_LETTERS,
     NO_TIME,
     P_SEARCH,
@@ -36,19 +38,21 @@ from kernels.wieweetwat.enums import (
     TARGET_MOST_CARDS,
     WWW,
 )
-from kernels.wieweetwat.recall_nb import randint_at_nb
+from kernels.wieweetwat.recall_nb import lowest_kind_nb, randint_at_nb
 from kernels.wieweetwat.trace_nb import ev_nb
 
 TIE = 1e-12  # targeting: scores closer than this are equal
+LETTER_KINDS = (1 << N_LETTERS) - 1  # a kind set's letters (its Wie Weet Wat card left out)
 
 
 @inline
 def choose_category_nb(rngs, seat, policy, rules, race, n, card, circle):
     """The slot (0..3) of the category the reader reads from category card `card` (`circle`: for
-    its own Vicieuze cirkel). `race`: what the table sees of the coming race, (every hand's size,
+    its own Vicieuze cirkel). `race`: what the reader sees of the coming race, (every hand's size,
     the bit set of the seats who will answer: the reader's opponents, or a remise's tied players,
-    and each seat's remise letter or -1: the round's `restrict`). A search reader reads as its
-    play-outs do where it does not search (remises, the Vicieuze cirkel)."""
+    each seat's remise letter or -1: the round's `restrict`, and the cards the reader knows each
+    seat holds: its row of known_nb's `known`). A search reader reads as its play-outs do where it
+    does not search (remises, the Vicieuze cirkel)."""
     breadth = rules[7]
     first = card * CATEGORIES_PER_CARD
     if policy == P_SEARCH:
@@ -106,6 +110,18 @@ def ev_targeting_nb(trace, at, reader, policy, rules, race, n, card, circle):
     if policy != P_TARGETING or rules[0][R_RECALL_MODEL] != RECALL_PROFILES:
         return
     leader = leader_in_nb(reader, race[0], n, race[1])
+    known = race[3]
+    for k in range(1, n):  # the hands it has seen, first (EV_KNOWN)
+        s = seat_after_nb(reader, k, n)
+        if (race[1] >> s) & 1 and race[2][s] < 0:
+            once = known[s, HAND_MASK] & LETTER_KINDS
+            if once:  # the letters known once, twice, three times or more, as bit sets
+                m, twice, more = 0, 0, 0
+                for kind in range(N_LETTERS):
+                    m += known[s, kind]
+                    twice |= np.int64(known[s, kind] >= 2) << kind
+                    more |= np.int64(known[s, kind] >= 3) << kind
+                ev_nb(trace, at, EV_KNOWN, reader, s, m, race[0][s], once, twice, more)
     c = card * CATEGORIES_PER_CARD  # the card's four categories, one by one (no allocation)
     ev_nb(trace, at, EV_TARGETING, reader, leader,
           score_row_nb(slot_score_nb(reader, leader, n, rules, race, c, circle)),
@@ -123,16 +139,28 @@ def score_row_nb(x):
 
 @borrowing
 def race_rate_nb(s, rules, race, c):
-    """Seat s's answer rate for category c as the table judges it: breadth x vocabulary x speed x
-    its knowledge of the kind x its letters' share. A free hand's letters are hidden: its size x
-    the share an unseen card holds on average (two cards of one letter count twice, a slight
-    overestimate). A remise's tied player answers with the card it laid down, which everyone sees:
-    that letter's share, or all letters for a Wie Weet Wat card."""
+    """Seat s's answer rate for category c as the reader judges it: breadth x vocabulary x speed x
+    its knowledge of the kind x its letters' share. Of a free hand the reader knows the letters it
+    has seen (race[3]: a Rotonde, a Pechvogel, a card taken, a remise's card taken back), each at
+    its own share; every other card holds the share an unseen card holds on average (two cards of
+    one letter count twice, a slight overestimate; a Wie Weet Wat card counts as an unseen card). A
+    remise's tied player answers with the card it laid down, which everyone sees: that letter's
+    share, or all letters for a Wie Weet Wat card."""
     kind = rules[9][0][c]
     rate = rules[7][c] * rules[5][s] * rules[9][2][s, kind]
     letter = race[2][s]
     if letter < 0:
-        return rate * rules[9][5][s, kind] * race[0][s]
+        known = race[3]
+        pshare = rules[9][1]
+        seen = 0.0
+        m = 0
+        held = known[s, HAND_MASK] & LETTER_KINDS  # the letters it has seen: usually none
+        while held:
+            k = lowest_kind_nb(held)
+            held &= held - 1
+            seen += known[s, k] * pshare[s, kind, k]
+            m += known[s, k]
+        return rate * (seen + rules[9][5][s, kind] * (race[0][s] - m))
     if letter == WWW:
         return rate
     return rate * rules[9][1][s, kind, letter]
@@ -145,7 +173,7 @@ def leader_first_chance_nb(reader, leader, n, rules, race, c):
     time later. The earliest of shifted exponentials, in closed form: between two consecutive
     reaction times the set of players who can answer is fixed, and the leader's density integrates
     to r_leader / R x (the drop of everyone's survival over that stretch)."""
-    hand_n, active, restrict = race
+    hand_n, active, restrict, _ = race
     react = rules[9][3]
     started = 0  # bit set of the seats whose reaction time has passed
     total = 0.0  # R: their summed rates

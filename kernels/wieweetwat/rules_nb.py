@@ -7,7 +7,8 @@ or which ruling each step implements.
 The state: hands[seat, kind] and hand_n[seat]; pending[seat], the card a remise player keeps on the
 table (-1: none); the letter pile and discards, the category pile, discards and cards in use, with
 their sizes in pile_n; the counters seat_stats, action_stats, letter_stats and game_stats (enums
-SS_*, AS_*, GS_*).
+SS_*, AS_*, GS_*); known[observer, holder, kind], what each seat has seen of the others' hands
+(known_nb.py), kept only at tables whose readers use it.
 """
 import numpy as np
 
@@ -62,6 +63,7 @@ from kernels.wieweetwat.enums import (
     JOKER_WHEN_STUCK,
     MAX_QUEUE,
     MAX_TURNS,
+    N_KINDS,
     N_LETTERS,
     NO_TIME,
     PN_CAT_DISCARDS,
@@ -98,6 +100,17 @@ from kernels.wieweetwat.enums import (
     SS_PENALTY_CARDS,
     SS_WRONG,
     WWW,
+)
+from kernels.wieweetwat.known_nb import (
+    given_to_nb,
+    kept_nb,
+    known_held_nb,
+    returned_nb,
+    rotonde_known_nb,
+    shown_kept_nb,
+    shown_nb,
+    swapped_known_nb,
+    taken_from_nb,
 )
 from kernels.wieweetwat.piles_nb import (
     add_card_nb,
@@ -177,11 +190,13 @@ def round_winner_nb(start, hands_n, pending, n):
 
 
 @inline
-def take_back_nb(hands, hand_n, pending, n):
-    """The remise players' cards on the table go back to their hands."""
+def take_back_nb(hands, hand_n, pending, n, known, track):
+    """The remise players' cards on the table go back to their hands, seen by everyone."""
     for s in range(n):
         if pending[s] >= 0:
             add_card_nb(hands, hand_n, s, pending[s])
+            if track:
+                returned_nb(known, n, s, pending[s])
             pending[s] = -1
 
 
@@ -228,7 +243,7 @@ def draw_card_nb(seed, game, reader, card_action, cpile, cdisc, cuse, pile_n, qu
 
 @borrowing
 def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, piles, stats, queue,
-                         tmp, trace, at, search, remise, card):
+                         tmp, known_rows, trace, at, search, remise, card):
     """The action cards of the queue, one by one in the order drawn, before `card` (the category
     card waiting) is read.
     Returns (round winner or -1, Grote Kans or not, status 0 or -1 for a queue overflow). A round
@@ -236,9 +251,10 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
     Called only when a turn drew action cards (its arrays then change hands: a few reference
     counts, paid one turn in six)."""
     rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof = rules
-    hands, hand_n, pending, restrict, pile_n, seat_rng = state
+    hands, hand_n, pending, restrict, pile_n, seat_rng, known = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     seat_stats, action_stats, letter_stats, game_stats = stats
+    track = kept_nb(rule_i, seat_policy, n)
     grote = np.bool_(False)
     i = 0
     while i < queue_n:
@@ -274,7 +290,7 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
                                        queue_n, card, trace, at)
             if own < 0:  # no category card but the one waiting (a one-card category list): the
                 own = card  # circle reads from it, and draws no action cards in vain
-            race = (hand_n, opponents_nb(reader, n), restrict)
+            race = (hand_n, opponents_nb(reader, n), restrict, known[reader])
             slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, race, n, own,
                                       np.bool_(True))
             ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, race, n, own,
@@ -294,23 +310,41 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
             penalty_nb(seed, game, rnd, target, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
                        trace, at)
         elif action == A_ROTONDE:
-            rotonde_nb(hands, hand_n, n, tmp, rule_i[R_ROTONDE_EMPTY] == ROTONDE_SKIPPED)
+            skip_empty = rule_i[R_ROTONDE_EMPTY] == ROTONDE_SKIPPED
+            if track:
+                rotonde_known_nb(known, hands, hand_n, n, skip_empty, known_rows)
+            rotonde_nb(hands, hand_n, n, tmp, skip_empty)
         elif action == A_VERKIEZINGSPARTIJ:
             verkiezingspartij_nb(seat_rng, hands, hand_n, n, tmp, trace, at)
+            if track:  # tmp[s]: the card seat s took from the seat to its left, or -1
+                for s in range(n):
+                    if tmp[s] >= 0:
+                        taken_from_nb(known, n, s, left_of_nb(s, n), tmp[s])
+                for s in range(n):
+                    if tmp[s] >= 0:
+                        given_to_nb(known, left_of_nb(s, n), s, tmp[s])
         elif action == A_VERLOREN_GELUK:
             target = left_of_nb(reader, n)
-            take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
+            kind = take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
+            if track and kind >= 0:
+                taken_from_nb(known, n, reader, target, kind)
+                given_to_nb(known, target, reader, kind)
         elif action == A_TE_VEEL_KEUZE:
             if search is not None and seat_policy[reader] == P_SEARCH and not remise:
                 target = search_nb.search_target_nb(search, rnd, reader, n, i, grote, rules, state,
                                                     piles)
             else:
                 target = choose_target_nb(seat_rng, seat_i[reader, SI_TARGET], reader, hand_n, n)
-            take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
+            kind = take_card_nb(seat_rng, hands, hand_n, reader, target, trace, at)
+            if track and kind >= 0:
+                taken_from_nb(known, n, reader, target, kind)
+                given_to_nb(known, target, reader, kind)
         elif action == A_PECHVOGEL:
             target = pechvogel_partner_nb(reader, hand_n, n)
             if target >= 0:
                 swap_hands_nb(hands, hand_n, reader, target)
+                if track:
+                    swapped_known_nb(known, hands, n, reader, target)
         action_stats[action, AS_SELF_CHANGE] += hand_n[reader] - before
         action_stats[action, AS_LEADER_CHANGE] += hand_n[leader] - leader_before
         ev_nb(trace, at, EV_ACTION, reader, action, target, before, hand_n[reader], leader,
@@ -323,7 +357,7 @@ def carry_out_actions_nb(seed, game, rnd, reader, n, queue_n, rules, state, pile
 
 @inline
 def follow_ups_nb(rngs, seat, letter, rate, window, hands, hand_n, ldisc, pile_n, seat_stats,
-                  letter_stats, trace, at):
+                  letter_stats, trace, at, n, known, track):
     """More cards of the winning letter, one per further distinct answer (the k-th arrival of the
     letter's process) within `window` seconds of the first ("Heb je nog meer kaarten met dezelfde
     letter ... voor elke extra kaart noem je dan een ander juist antwoord")."""
@@ -333,13 +367,16 @@ def follow_ups_nb(rngs, seat, letter, rate, window, hands, hand_n, ldisc, pile_n
         if t > window:
             return
         remove_card_nb(hands, hand_n, seat, letter)
+        if track:
+            shown_nb(known, n, seat, letter)
         shed_nb(seat, letter, ldisc, pile_n, seat_stats, letter_stats)
         ev_nb(trace, at, EV_FOLLOW, seat, letter, 0, ms_nb(t), 0, 0, 0)
 
 
 @borrowing
 def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, same_letter, hands, hand_n,
-                         ldisc, pile_n, seat_stats, letter_stats, times, chosen, trace, at):
+                         ldisc, pile_n, seat_stats, letter_stats, times, chosen, trace, at, n, known,
+                         track):
     """Grote Kans: after winning, up to `most` more letter cards of any letters within `limit`
     seconds, each with its own answer: every letter still in hand recalls its answer at its own
     exponential time; the player sheds by its `shed` preference among those that came in time.
@@ -355,6 +392,8 @@ def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, same_letter
                 return
             letter = chosen[0]
             remove_card_nb(hands, hand_n, seat, letter)
+            if track:
+                shown_nb(known, n, seat, letter)
             shed_nb(seat, letter, ldisc, pile_n, seat_stats, letter_stats)
             ev_nb(trace, at, EV_EXTRA, seat, letter, 0, ms_nb(times[letter]), 0, 0, 0)
             if hands[seat, letter] > 0:  # its next card needs the letter's next answer
@@ -366,6 +405,8 @@ def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, same_letter
     for j in range(k):
         letter = chosen[j]
         remove_card_nb(hands, hand_n, seat, letter)
+        if track:
+            shown_nb(known, n, seat, letter)
         shed_nb(seat, letter, ldisc, pile_n, seat_stats, letter_stats)
         ev_nb(trace, at, EV_EXTRA, seat, letter, 0, ms_nb(times[letter]), 0, 0, 0)
 
@@ -373,7 +414,7 @@ def grote_kans_extras_nb(rngs, seat, rate, share, shed, limit, most, same_letter
 @inline
 def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i, seat_f, rates,
                       breadth_now, share, hands, hand_n, lpile, ldisc, pile_n, seat_rng, seat_stats,
-                      letter_stats, trace, at, profiles, pshare, ckind, react):
+                      letter_stats, trace, at, profiles, pshare, ckind, react, known, track):
     """The Wie Weet Wat card as a counter-attack ("Als tegenaanval"): every other player holding one
     (not the reader, who plays no card to this category) who wants to recalls a second answer with
     the winner's initial letter (a joker's chosen letter); the first to find one within the counter
@@ -411,10 +452,14 @@ def counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i
     if wrong:
         seat_stats[attacker, SS_WRONG] += 1
         ev_nb(trace, at, EV_COUNTER, attacker, winner, letter, ms_nb(best), 0, hand_n[winner], 0)
+        if track:  # the card was shown
+            shown_kept_nb(known, n, attacker, WWW)
         penalty_nb(seed, game, rnd, attacker, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
                    trace, at)
         return
     remove_card_nb(hands, hand_n, attacker, WWW)
+    if track:
+        shown_nb(known, n, attacker, WWW)
     shed_nb(attacker, WWW, ldisc, pile_n, seat_stats, letter_stats)
     seat_stats[attacker, SS_COUNTER_ATTACKS] += 1
     seat_stats[winner, SS_COUNTER_ATTACKED] += 1
@@ -445,11 +490,12 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
     rule_i, rule_f, seat_policy, seat_i, seat_f, rates, share, breadth, card_action, prof = rules
     cat_kind, pshare, know, react, crates, _ = prof
     profiles = rule_i[R_RECALL_MODEL] == RECALL_PROFILES
-    hands, hand_n, pending, restrict, pile_n, seat_rng = state
+    hands, hand_n, pending, restrict, pile_n, seat_rng, known = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     seat_stats, action_stats, letter_stats, game_stats = stats
-    times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen, share_masks = \
-        scratch
+    (times, kinds, letters, wrong, hand_shares, queue, tmp, letter_times, chosen, share_masks,
+     known_rows) = scratch
+    track = kept_nb(rule_i, seat_policy, n)  # what the seats see of each other's hands
     deck_counts, seen, n_cards, checked = checks
     time_limit = rule_f[RF_TIME_LIMIT]
     tie = rule_f[RF_TIE_WINDOW]
@@ -481,13 +527,14 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
             if queue_n > 0:
                 won, grote_now, status = carry_out_actions_nb(seed, game, rnd, reader, n, queue_n,
                                                               rules, state, piles, stats, queue, tmp,
-                                                              trace, at, search, remise, card)
+                                                              known_rows, trace, at, search, remise,
+                                                              card)
                 grote = grote or grote_now
                 if status != 0:
                     return -1, INVARIANT
             if won >= 0:  # the round ended during the actions: a remise's cards go back
                 if remise:
-                    take_back_nb(hands, hand_n, pending, n)
+                    take_back_nb(hands, hand_n, pending, n, known, track)
                 break
             if first_slot >= 0:
                 slot = first_slot
@@ -496,7 +543,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 slot = search_nb.search_category_nb(search, rnd, reader, n, card, grote, rules,
                                                     state, piles)
             else:
-                race = (hand_n, active, restrict)  # opponents, or a remise's tied players
+                # opponents, or a remise's tied players; what the reader knows of their hands
+                race = (hand_n, active, restrict, known[reader])
                 slot = choose_category_nb(seat_rng, reader, seat_policy[reader], rules, race, n,
                                           card, np.bool_(False))
                 ev_targeting_nb(trace, at, reader, seat_policy[reader], rules, race, n, card,
@@ -589,7 +637,11 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 back = kinds[s]
                 if pending[s] >= 0:
                     add_card_nb(hands, hand_n, s, pending[s])
+                    if track:
+                        returned_nb(known, n, s, pending[s])
                     pending[s] = -1
+                elif track and 0 <= back < N_KINDS:  # shown with the answer, taken back
+                    shown_kept_nb(known, n, s, back)
                 seat_stats[s, SS_WRONG] += 1
                 ev_nb(trace, at, EV_WRONG, s, back, 0, 0, 0, 0, 0)
                 penalty_nb(seed, game, rnd, s, hands, hand_n, lpile, ldisc, pile_n, seat_stats,
@@ -616,6 +668,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                         pending[s] = kinds[s]
                         restrict[s] = kinds[s]
                         remove_card_nb(hands, hand_n, s, kinds[s])
+                        if track:
+                            shown_nb(known, n, s, kinds[s])
                 ev_nb(trace, at, EV_REMISE, -1, tied, 0, 0, 0, 0, 0)
         if won < 0:  # the category was played to its end
             if winner >= 0:
@@ -625,6 +679,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     pending[winner] = -1
                 else:
                     remove_card_nb(hands, hand_n, winner, kind)
+                    if track:
+                        shown_nb(known, n, winner, kind)
                 shed_nb(winner, kind, ldisc, pile_n, seat_stats, letter_stats)
                 seat_stats[winner, SS_CATEGORIES_WON] += 1
                 if kind == WWW:
@@ -635,7 +691,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     letter_share = pshare[winner, ckind, kind] if profiles else share[kind]
                     follow_ups_nb(seat_rng, winner, kind, rate * letter_share,
                                   rule_f[RF_FOLLOW_TIME], hands, hand_n, ldisc, pile_n, seat_stats,
-                                  letter_stats, trace, at)
+                                  letter_stats, trace, at, n, known, track)
                 if grote:
                     # Grote Kans's swing: the hand sizes around the extra cards it allows (the
                     # reader, who does not answer, and the leader when the card was carried out);
@@ -649,14 +705,14 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                                              rule_i[R_GROTE_KANS_CARDS],
                                              rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n,
                                              ldisc, pile_n, seat_stats, letter_stats, letter_times,
-                                             chosen, trace, at)
+                                             chosen, trace, at, n, known, track)
                     else:
                         grote_kans_extras_nb(seat_rng, winner, rate, share, seat_i[winner, SI_SHED],
                                              rule_f[RF_GROTE_KANS_SECONDS],
                                              rule_i[R_GROTE_KANS_CARDS],
                                              rule_i[R_GROTE_SAME_LETTER] != 0, hands, hand_n,
                                              ldisc, pile_n, seat_stats, letter_stats, letter_times,
-                                             chosen, trace, at)
+                                             chosen, trace, at, n, known, track)
                     action_stats[A_GROTE_KANS, AS_SELF_CHANGE] += hand_n[reader] - reader_before
                     action_stats[A_GROTE_KANS, AS_LEADER_CHANGE] += hand_n[gk_leader] - leader_before
                 # a winner whose hand its win emptied: with counter_last_card off the round ends
@@ -667,9 +723,9 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                     counter_attack_nb(seed, game, rnd, reader, winner, letter, n, rule_f, seat_i,
                                       seat_f, seat_rates, b, share, hands, hand_n, lpile, ldisc,
                                       pile_n, seat_rng, seat_stats, letter_stats, trace, at,
-                                      profiles, pshare, ckind, react)
+                                      profiles, pshare, ckind, react, known, track)
             if remise:  # the others take their cards back (only a remise puts cards on the table)
-                take_back_nb(hands, hand_n, pending, n)
+                take_back_nb(hands, hand_n, pending, n, known, track)
             nxt = reader
             if first_wrong >= 0 and (rule_i[R_READER_AFTER_WRONG] == READ_WRONG_ANSWERER
                                      or winner < 0):
@@ -688,6 +744,8 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 return -1, CARDS_LOST
             if not categories_conserved_nb(n_cards, cpile, cdisc, cuse, pile_n, seen):
                 return -1, CARDS_LOST
+            if track and not known_held_nb(known, hands, n):
+                return -1, INVARIANT
         if game_stats[GS_CATEGORIES] + game_stats[GS_ACTIONS] > MAX_TURNS:
             return -1, TOO_LONG
     return won, OK

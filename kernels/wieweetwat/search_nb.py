@@ -23,8 +23,10 @@ in kind order, so that the list does not depend on where the hidden cards really
 into the other hands (their sizes kept) and the letter pile, shuffles the category pile's cards
 (their set is public, listed in card order), and seeds the play-out's streams, letter and category
 reshuffles included, from words of the seat's own stream: the other seats' streams, the real piles
-and the real deal streams are never touched. A simplification: cards it saw move between hands
-(Rotonde, cards taken) are treated as unseen again.
+and the real deal streams are never touched. The cards it knows another seat holds (known_nb.py: a
+Rotonde, a Pechvogel, a card taken, a remise's card taken back) are dealt to that seat first. In
+the play-out it reads with that knowledge; the other seats start it knowing nothing of the hands (a
+simplification: what they saw, the searcher does not fully know) and learn from there.
 
 The value of a play-out: the seat's chance to win the game once the round is over, with every
 later round won by each player alike (round_values_nb): 1 or 0 when the round ends the game. A
@@ -62,6 +64,7 @@ from kernels.wieweetwat.enums import (
     SI_SAMPLES,
     SI_TARGET,
 )
+from kernels.wieweetwat.known_nb import given_to_nb, kept_nb, taken_from_nb
 from kernels.wieweetwat.piles_nb import add_card_nb
 from kernels.wieweetwat.policies_nb import choose_category_nb, choose_target_nb
 from kernels.wieweetwat.table_nb import MAX_CAT_CARDS, MAX_LETTER_CARDS, new_table_nb
@@ -195,10 +198,11 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
     `first_left` of the turn not yet carried out, then the category card `main`), the turn's other
     cards discarded; the play-out's seat streams drawn from the word too. Returns the play-out's
     seed (for its reshuffles)."""
-    hands, hand_n, pending, restrict, pile_n, seat_rng = state
+    hands, hand_n, pending, restrict, pile_n, seat_rng, known = state
     lpile, ldisc, cpile, cdisc, cuse = piles
     card_action = rules[8]
     sim = search[0][0]
+    s_known = sim["known"]
     unseen = search[5]
     mark = search[6]
     n_cards = search[8][0]
@@ -216,6 +220,14 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
     for i in range(pile_n[PN_LETTER_DISCARDS]):
         counts[ldisc[i]] -= 1
         sim["ldisc"][i] = ldisc[i]
+    # what p knows (known to be in a hand, so not among the cards dealt at random)
+    for q in range(n):
+        for o in range(n):
+            for j in range(HAND_WIDTH):
+                s_known[o, q, j] = known[p, q, j] if o == p and q != p else 0
+        if q != p:
+            for kind in range(N_KINDS):
+                counts[kind] -= known[p, q, kind]
     u = np.int64(0)  # not a Literal: shuffle_from_nb compiles once
     for kind in range(N_KINDS):
         for _ in range(counts[kind]):
@@ -234,7 +246,10 @@ def determinize_nb(search, word, p, n, main, first_left, grote, rules, state, pi
         for kind in range(HAND_WIDTH):
             s_hands[q, kind] = 0
         s_hand_n[q] = 0
-        for _ in range(hand_n[q]):
+        for kind in range(N_KINDS):
+            for _ in range(known[p, q, kind]):
+                add_card_nb(s_hands, s_hand_n, q, kind)
+        while s_hand_n[q] < hand_n[q]:
             add_card_nb(s_hands, s_hand_n, q, unseen[k])
             k += 1
     for i in range(k, u):
@@ -308,11 +323,12 @@ def play_out_nb(search, sim_seed, p, n, rnd, reader, rules, first_slot):
     sim_rules = (rule_i, rule_f, sim["policy"], seat_i, seat_f, rates, share, breadth, card_action,
                  prof)
     state = (sim["hands"], sim["hand_n"], sim["pending"], sim["restrict"], sim["pile_n"],
-             sim["rng"])
+             sim["rng"], sim["known"])
     piles = (sim["lpile"], sim["ldisc"], sim["cpile"], sim["cdisc"], sim["cuse"])
     stats = (sim["seat_stats"], sim["action_stats"], sim["letter_stats"], sim["game_stats"])
     scratch = (sim["times"], sim["kinds"], sim["letters"], sim["wrong"], sim["hand_shares"],
-               sim["queue"], sim["tmp"], sim["letter_times"], sim["chosen"], sim["share_masks"])
+               sim["queue"], sim["tmp"], sim["letter_times"], sim["chosen"], sim["share_masks"],
+               sim["known_rows"])
     checks = (sim["deck_counts"], sim["seen"], search[8][0], np.int64(0))
     won, status = rules_nb.play_round_nb(sim_seed, np.int64(0), rnd, reader, n, sim_rules, state,
                                          piles, stats, scratch, checks, None, sim["trace_n"], None,
@@ -361,7 +377,8 @@ def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
     opts = search[7]
     first = card * CATEGORIES_PER_CARD
     heuristic = choose_category_nb(seat_rng, reader, PLAYOUT_POLICY, rules,
-                                   (state[1], opponents_nb(reader, n), state[3]), n, card,
+                                   (state[1], opponents_nb(reader, n), state[3], state[6][reader]),
+                                   n, card,
                                    np.bool_(False))
     distinct = 0
     for slot in range(CATEGORIES_PER_CARD):  # -1: plays as an earlier slot it plays alike
@@ -413,7 +430,7 @@ def main_card_nb(piles, pile_n, card_action):
 def search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles):
     """Te veel keuze: the opponent the search reader takes a card from, outside a remise, when
     `done` action cards of the turn have been carried out (this one included)."""
-    hands, hand_n, pending, restrict, pile_n, seat_rng = state
+    hands, hand_n, pending, restrict, pile_n, seat_rng, known = state
     seat_i = rules[3]
     heuristic_seat = choose_target_nb(seat_rng, seat_i[reader, SI_TARGET], reader, hand_n, n)
     opts = search[7]
@@ -457,8 +474,11 @@ def search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles):
                 continue
             option = heuristic if i < 0 else i
             seed = determinize_nb(search, word, reader, n, main, done, grote, rules, state, piles)
-            take_card_nb(sim["rng"], sim["hands"], sim["hand_n"], reader, opts[option], None,
-                         sim["trace_n"])
+            kind = take_card_nb(sim["rng"], sim["hands"], sim["hand_n"], reader, opts[option], None,
+                                sim["trace_n"])
+            if kind >= 0 and kept_nb(rules[0], sim["policy"], n):
+                taken_from_nb(sim["known"], n, reader, opts[option], kind)
+                given_to_nb(sim["known"], opts[option], reader, kind)
             v = play_out_nb(search, seed, reader, n, rnd, reader, rules, np.int64(-1))
             if i < 0:
                 base = v

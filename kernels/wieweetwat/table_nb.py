@@ -72,6 +72,9 @@ TABLE_DTYPE = np.dtype([
     ("letter_times", np.float64, N_KINDS),
     ("chosen", np.int64, N_KINDS),
     ("seen", np.int64, MAX_CAT_CARDS),
+    # what each seat has seen of the others' hands (known_nb.py), and a scratch copy for the Rotonde
+    ("known", np.int64, (MAX_PLAYERS, MAX_PLAYERS, HAND_WIDTH)),
+    ("known_rows", np.int64, (MAX_PLAYERS, HAND_WIDTH)),
     # the profiles recall model (docs/models/recall.md): each category's kind, each kind's letter
     # shares, and per game each seat's letter shares per kind (the kind's shares times the seat's
     # letter factors, summed to 1), knowledge per kind and reaction time; crates: vocabulary x

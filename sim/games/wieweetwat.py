@@ -324,14 +324,15 @@ SAMPLES = IntParam(
 GAME = Game(
     name="wieweetwat",
     title="Wie Weet Wat: Kaartspel",
-    version=6,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
+    version=7,  # 2: ziggurat exponential times, letters drawn only for answers said; 3: Grote
     # Kans's swing measured around the extra cards it allows (play unchanged); 4: a category or
     # action card still waiting in a turn is never shuffled back (it was read or carried out twice
     # with short category lists), the rules counter_last_card, rotonde_empty_hand,
     # grote_kans_same_letter and action_cards; 5: the profiles recall model is the default
     # (recall_model = profiles; uniform plays version 4's games); 6: the targeting reader judges
     # a hidden hand's rate by the letter share of an average card, not by its size alone, and a
-    # remise's race by the tied players and the letters they laid down
+    # remise's race by the tied players and the letters they laid down; 7: the targeting reader
+    # and the search use the letters they have seen in other hands this round (known_nb.py)
     min_players=3,
     max_players=6,
     rules=(

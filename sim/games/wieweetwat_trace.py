@@ -77,6 +77,13 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
             else:
                 lines.append(f"      seat {seat} cannot name answer {a} (no new answer in time, or "
                              "a repeat)")
+        elif code == e.EV_KNOWN:
+            # d, f5, f6: the letters known at least once, twice, three times
+            copies = {k: (d >> k & 1) + (f5 >> k & 1) + (f6 >> k & 1) for k in range(e.N_LETTERS)}
+            letters = " ".join(kind_name(k) for k, m in copies.items() for _ in range(m))
+            more = " (some three or more times)" if f6 else ""
+            lines.append(f"  seat {seat} (targeting) has seen this round that seat {a} holds {letters}"
+                         f"{more}: {b} of its {c} cards")
         elif code == e.EV_TARGETING:
             scores = " / ".join(f"{x / 10000:.3f}" for x in (b, c, d, f5))
             if f6:
