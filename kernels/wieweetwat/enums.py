@@ -209,6 +209,10 @@ EV_TARGETING = 22  # why a `targeting` reader (seat) chose (profiles model): a=t
 #                   over the reader's); the lowest score is read
 EV_KNOWN = 23  # before a `targeting` read: the reader (seat) knows b of seat a's c cards (known_nb.py):
 #               the letters in bit set d, those in e twice, those in f three times or more
+EV_SEARCH = 24  # what a `search` reader (seat) weighed before reading: a=PLAYOUT_POLICY's slot; b..e=
+#                each slot's mean gain over it in the seat's chance to win the game, x 10,000
+#                (PLAYS_ALIKE: plays as another slot, not played out); f=samples
+PLAYS_ALIKE = -(1 << 30)
 
 # The per-game output record: field names are the Parquet column names
 OUT_DTYPE = np.dtype([

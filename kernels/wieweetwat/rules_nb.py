@@ -541,7 +541,7 @@ def play_round_nb(seed, game, rnd, reader, n, rules, state, piles, stats, scratc
                 first_slot = np.int64(-1)
             elif search is not None and seat_policy[reader] == P_SEARCH and not remise:
                 slot = search_nb.search_category_nb(search, rnd, reader, n, card, grote, rules,
-                                                    state, piles)
+                                                    state, piles, trace, at)
             else:
                 # opponents, or a remise's tied players; what the reader knows of their hands
                 race = (hand_n, active, restrict, known[reader])

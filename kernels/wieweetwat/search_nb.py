@@ -44,12 +44,14 @@ from kernels.wieweetwat import rules_nb  # a module: play_round_nb calls back in
 from kernels.wieweetwat.actions_nb import opponents_nb, seat_after_nb, take_card_nb
 from kernels.wieweetwat.enums import (
     CATEGORIES_PER_CARD,
+    EV_SEARCH,
     GS_CATEGORIES,
     HAND_WIDTH,
     MAX_PLAYERS,
     MAX_TURNS,
     N_KINDS,
     PLAYOUT_POLICY,
+    PLAYS_ALIKE,
     PN_CAT_DISCARDS,
     PN_CAT_IN_USE,
     PN_CAT_LAZY,
@@ -68,6 +70,7 @@ from kernels.wieweetwat.known_nb import given_to_nb, kept_nb, taken_from_nb
 from kernels.wieweetwat.piles_nb import add_card_nb
 from kernels.wieweetwat.policies_nb import choose_category_nb, choose_target_nb
 from kernels.wieweetwat.table_nb import MAX_CAT_CARDS, MAX_LETTER_CARDS, new_table_nb
+from kernels.wieweetwat.trace_nb import ev_nb
 
 # An option other than PLAYOUT_POLICY's is taken only if its mean gain is above this many standard
 # errors of it (the gains are paired: every option sees the same determinizations)
@@ -369,9 +372,10 @@ def plays_alike_nb(rules, a, b):
 
 
 @borrowing
-def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles):
+def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles, trace, at):
     """The slot (0..3) the search reader reads from `card`, the first card of its turn (the action
-    cards before it carried out; `grote`: a Grote Kans among them)."""
+    cards before it carried out; `grote`: a Grote Kans among them). A trace gets its estimates
+    (EV_SEARCH) when it searched."""
     seat_rng = state[5]
     seat_i = rules[3]
     opts = search[7]
@@ -412,7 +416,29 @@ def search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
             d = play_out_nb(search, seed, reader, n, rnd, reader, rules, slot) - base
             gain[slot] += d
             spread[slot] += d * d
+    ev_search_nb(trace, at, reader, search, heuristic, samples)
     return best_option_nb(search, np.int64(CATEGORIES_PER_CARD), heuristic, samples)
+
+
+@borrowing
+def gain_row_nb(search, slot, heuristic, samples):
+    """A slot's mean gain over the heuristic's slot in a trace row: x 10,000, whole; PLAYS_ALIKE for
+    a slot that plays as another and was not played out."""
+    if slot == heuristic:
+        return np.int64(0)
+    if search[7][slot] < 0:
+        return np.int64(PLAYS_ALIKE)
+    return np.int64(np.floor(search[1][slot] / samples * 10000.0 + 0.5))
+
+
+@borrowing
+def ev_search_nb(trace, at, reader, search, heuristic, samples):
+    """The trace's row saying what the search weighed (EV_SEARCH); nothing in a batch."""
+    if trace is None:
+        return
+    ev_nb(trace, at, EV_SEARCH, reader, heuristic, gain_row_nb(search, 0, heuristic, samples),
+          gain_row_nb(search, 1, heuristic, samples), gain_row_nb(search, 2, heuristic, samples),
+          gain_row_nb(search, 3, heuristic, samples), samples)
 
 
 @borrowing
@@ -494,4 +520,5 @@ def decide_nb(target, search, rnd, reader, n, card, done, grote, rules, state, p
     search reader's Te veel keuze target when `target`, else its category slot on `card`."""
     if target:
         return search_target_nb(search, rnd, reader, n, done, grote, rules, state, piles)
-    return search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles)
+    return search_category_nb(search, rnd, reader, n, card, grote, rules, state, piles, None,
+                              np.zeros(1, np.int64))

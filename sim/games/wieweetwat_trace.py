@@ -93,6 +93,13 @@ def render(arm, seed: int, index: int, trace_rows, record=None) -> str:
                 lines.append(f"  seat {seat} (targeting) weighs the leader, seat {a}: its chance to "
                              f"answer first is {scores} in the card's four categories; it reads the "
                              "lowest")
+        elif code == e.EV_SEARCH:
+            gains = " / ".join("=" if k == a else "(plays alike)" if g == e.PLAYS_ALIKE
+                               else f"{g / 10000:+.3f}" for k, g in enumerate((b, c, d, f5)))
+            lines.append(f"  seat {seat} (search) plays the card's categories out {f6} times each: its "
+                         f"chance to win the game against targeting's choice, category {a + 1}, "
+                         f"changes by {gains}; it reads another only if its gain is the largest and "
+                         "above one standard error")
         elif code == e.EV_READ:
             name, breadth = categories[c]
             what = "for the remise: " if f5 else ""
