@@ -2,7 +2,7 @@
 
     python -m benchmarks.flap_check [--cases '*/kernel,*/play_batch'] [--baseline-runs 5]
                                     [--equal 10] [--slowed 5] [--slower 0.10] [--confirm 2]
-                                    [--json out.json]
+                                    [--same-process] [--json out.json]
 
 Records a baseline of `--baseline-runs` quick runs (each case's median and its tolerance from their
 spread, as `kaartlab bench --quick --runs N` does), then compares `--equal` further runs of the same
@@ -10,27 +10,47 @@ code with it (the goal: every one passes) and `--slowed` runs in which one kerne
 one each run, is made `--slower` slower in CPU time (benchmarks/suite.py: `handicap`; the goal:
 that case is flagged each time, and nothing else). Run it on an idle machine: it measures the
 machine's noise as much as the check.
+
+Each run (and each second look at a flagged case) is measured in a process of its own, as a CI job
+runs `kaartlab bench --quick --compare` in a fresh process against a baseline recorded earlier: one
+long process drifted (Knutten's cases a few per cent slower after ten minutes) in a way no CI run
+sees. `--same-process` measures everything in this process, as before 2026-12-06.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from benchmarks.compare import confirm, merge_runs, parse_patterns
 from benchmarks.suite import Settings, run_suite
 
 
-def measure(games, patterns, handicap=None) -> dict:
+def measure_here(games, patterns, handicap=None) -> dict:
     settings = Settings.make(games, patterns, quick=True, command="benchmarks.flap_check", progress=False)
     settings.handicap = dict(handicap or {})
     return run_suite(settings)
 
 
-def judge(baseline, result, games, looks, handicap=None):
+def measure(games, patterns, handicap=None, fresh=True) -> dict:
+    """One quick run of the cases matching `patterns`, in a process of its own if `fresh`."""
+    if not fresh:
+        return measure_here(games, patterns, handicap)
+    with tempfile.TemporaryDirectory(prefix="flap-") as tmp:
+        out = Path(tmp) / "run.json"
+        subprocess.run([sys.executable, "-m", "benchmarks.flap_check", "--measure-into", str(out),
+                        "--games", ",".join(games), "--cases", ",".join(patterns),
+                        "--handicap", json.dumps(dict(handicap or {}))], check=True)
+        return json.loads(out.read_text())
+
+
+def judge(baseline, result, games, looks, handicap=None, fresh=True):
     """The check as `kaartlab bench --compare` makes it: flagged timed cases are measured `looks`
     more times (the same handicap: a slowed kernel stays slowed) and judged on their median."""
-    return confirm(baseline, result, lambda names: measure(games, names, handicap), looks,
+    return confirm(baseline, result, lambda names: measure(games, names, handicap, fresh), looks,
                    echo=lambda line: print("  " + line, flush=True))[1]
 
 
@@ -45,14 +65,24 @@ def main(argv=None) -> int:
     p.add_argument("--slowed", type=int, default=5)
     p.add_argument("--slower", type=float, default=0.10)
     p.add_argument("--confirm", type=int, default=2, help="more looks at a flagged case (0: none)")
+    p.add_argument("--same-process", action="store_true",
+                   help="measure every run in this process (default: each in a fresh one, as CI does)")
     p.add_argument("--json", dest="json_path")
+    # the child's side of a fresh-process run: measure once, write the result, exit
+    p.add_argument("--measure-into", help=argparse.SUPPRESS)
+    p.add_argument("--handicap", default="{}", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
     patterns = parse_patterns(args.cases)
+    if args.measure_into:
+        result = measure_here(games, patterns, json.loads(args.handicap))
+        Path(args.measure_into).write_text(json.dumps(result))
+        return 0
+    fresh = not args.same_process
 
     runs = []
     for k in range(args.baseline_runs):
-        runs.append(measure(games, patterns))
+        runs.append(measure(games, patterns, fresh=fresh))
         print(f"baseline run {k + 1}/{args.baseline_runs}", flush=True)
     baseline = merge_runs(runs)
     kernels = [c["name"] for c in baseline["cases"] if c.get("kind") == "kernel"]
@@ -60,25 +90,27 @@ def main(argv=None) -> int:
 
     equal = []
     for k in range(args.equal):
-        result = judge(baseline, measure(games, patterns), games, args.confirm)
-        equal.append([r.name for r in result.regressions])
+        result = judge(baseline, measure(games, patterns, fresh=fresh), games, args.confirm, fresh=fresh)
+        equal.append({"flagged": [r.name for r in result.regressions],
+                      "ratios": {r.name: r.ratio for r in result.rows}})
         print(f"equal run {k + 1}/{args.equal}: "
-              + (f"FLAGGED {', '.join(equal[-1])}" if equal[-1] else "passed"), flush=True)
+              + (f"FLAGGED {', '.join(equal[-1]['flagged'])}" if equal[-1]["flagged"] else "passed"), flush=True)
 
     slowed = []
     for k in range(args.slowed):
         victim = kernels[k % len(kernels)]
-        result = judge(baseline, measure(games, patterns, {victim: args.slower}), games, args.confirm,
-                       {victim: args.slower})
+        handicap = {victim: args.slower}
+        result = judge(baseline, measure(games, patterns, handicap, fresh), games, args.confirm, handicap, fresh)
         flagged = [r.name for r in result.regressions]
         ratio = next(r.ratio for r in result.rows if r.name == victim)
-        slowed.append({"slowed": victim, "ratio": ratio, "flagged": flagged})
+        slowed.append({"slowed": victim, "ratio": ratio, "flagged": flagged,
+                       "ratios": {r.name: r.ratio for r in result.rows}})
         print(f"slowed run {k + 1}/{args.slowed}: {victim} at {ratio:.3f} of the baseline "
               f"(allowed {tolerances[victim]:.0%}): " + ("caught" if victim in flagged else "MISSED")
               + (f"; also flagged {', '.join(f for f in flagged if f != victim)}"
                  if set(flagged) - {victim} else ""), flush=True)
 
-    passed = sum(1 for e in equal if not e)
+    passed = sum(1 for e in equal if not e["flagged"])
     caught = sum(1 for s in slowed if s["slowed"] in s["flagged"])
     print(f"\nequal runs passed: {passed} of {len(equal)}; {args.slower:.0%} slower kernels caught: "
           f"{caught} of {len(slowed)}")
