@@ -49,9 +49,12 @@ def measure(games, patterns, handicap=None, fresh=True) -> dict:
 
 def judge(baseline, result, games, looks, handicap=None, fresh=True):
     """The check as `kaartlab bench --compare` makes it: flagged timed cases are measured `looks`
-    more times (the same handicap: a slowed kernel stays slowed) and judged on their median."""
-    return confirm(baseline, result, lambda names: measure(games, names, handicap, fresh), looks,
-                   echo=lambda line: print("  " + line, flush=True))[1]
+    more times (the same handicap: a slowed kernel stays slowed) and judged on their median.
+    Returns (the comparison, each flagged case's looks)."""
+    judged, outcome = confirm(baseline, result, lambda names: measure(games, names, handicap, fresh),
+                              looks, echo=lambda line: print("  " + line, flush=True))
+    flagged = judged.get("confirmed", {}).get("cases", [])
+    return outcome, {c["name"]: c["runs"] for c in judged["cases"] if c["name"] in flagged}
 
 
 def main(argv=None) -> int:
@@ -90,9 +93,10 @@ def main(argv=None) -> int:
 
     equal = []
     for k in range(args.equal):
-        result = judge(baseline, measure(games, patterns, fresh=fresh), games, args.confirm, fresh=fresh)
+        result, looks = judge(baseline, measure(games, patterns, fresh=fresh), games, args.confirm,
+                              fresh=fresh)
         equal.append({"flagged": [r.name for r in result.regressions],
-                      "ratios": {r.name: r.ratio for r in result.rows}})
+                      "ratios": {r.name: r.ratio for r in result.rows}, "looks": looks})
         print(f"equal run {k + 1}/{args.equal}: "
               + (f"FLAGGED {', '.join(equal[-1]['flagged'])}" if equal[-1]["flagged"] else "passed"), flush=True)
 
@@ -100,11 +104,12 @@ def main(argv=None) -> int:
     for k in range(args.slowed):
         victim = kernels[k % len(kernels)]
         handicap = {victim: args.slower}
-        result = judge(baseline, measure(games, patterns, handicap, fresh), games, args.confirm, handicap, fresh)
+        result, looks = judge(baseline, measure(games, patterns, handicap, fresh), games, args.confirm,
+                              handicap, fresh)
         flagged = [r.name for r in result.regressions]
         ratio = next(r.ratio for r in result.rows if r.name == victim)
         slowed.append({"slowed": victim, "ratio": ratio, "flagged": flagged,
-                       "ratios": {r.name: r.ratio for r in result.rows}})
+                       "ratios": {r.name: r.ratio for r in result.rows}, "looks": looks})
         print(f"slowed run {k + 1}/{args.slowed}: {victim} at {ratio:.3f} of the baseline "
               f"(allowed {tolerances[victim]:.0%}): " + ("caught" if victim in flagged else "MISSED")
               + (f"; also flagged {', '.join(f for f in flagged if f != victim)}"
