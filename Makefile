@@ -27,6 +27,7 @@ bench: $(STAMP)
 wizard-tables: $(STAMP)
 	$(BIN)/python tools/wizard_bid_tables.py
 	$(BIN)/python tools/wizard_bid_tables.py --sampler-bonus
+	$(BIN)/python tools/wizard_bid_tables.py --search-bonus
 
 setup: $(STAMP)
 

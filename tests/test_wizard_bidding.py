@@ -81,6 +81,81 @@ def test_sampler_bonus_header_and_shape():
     assert (np.abs(bid_tables.SAMPLER_BONUS) <= T.BONUS_LIMIT).all()
 
 
+def test_search_bonus_header_and_shape():
+    b = bid_tables.SEARCH_BONUS
+    assert b.shape == M.BONUS_SHAPE
+    assert bid_tables.SEARCH_GAMES == T.SEARCH_GAMES and bid_tables.SEARCH_ITERATIONS == T.SEARCH_ITERATIONS
+    for n in range(3, 7):
+        assert (b[n - 3, :, n:] == 0).all()
+    assert (np.abs(b) <= T.BONUS_LIMIT).all()
+    # fitted: the search player bid under its tricks everywhere but round 1 (down to -0.6 at 3
+    # players in the last round), so the early positions of the last round get a positive bonus
+    assert (b[:, M.KIND_LAST, 0] > 0).all()
+
+
+def test_bonus_fit_reaches_the_band_on_a_known_response():
+    """BonusFit on a made-up response (bias = offset + slope * bonus, per cell: a bonus per trick
+    bid raises the bids): cells outside ±FACTOR_BAND end at its edge within a bonus step, cells
+    inside it or without rounds keep bonus 0, and `best` is the bonus of the closest try."""
+    offset = np.array([[-0.6, -0.3, 0.05], [0.4, -0.12, 0.0]])
+    slope = np.array([[0.004, 0.01, 0.02], [0.002, 0.003, 0.05]])
+    played = np.array([[True, True, True], [True, True, False]])
+    fit = T.BonusFit(offset.shape)
+    for _ in range(6):
+        fit.update(offset + slope * fit.bonus, played)
+    bias = offset + slope * fit.best
+    assert (np.abs(bias[played]) <= T.FACTOR_BAND + slope[played]).all(), bias
+    assert fit.best[0, 2] == 0 and fit.best[1, 2] == 0  # within the band; not played
+    assert fit.best[0, 0] > 0 and fit.best[1, 0] < 0
+
+
+def test_bonus_fit_floors_a_flat_slope():
+    """A cell whose first step barely moved it (a noisy measure of a rising response) would have
+    its next try sent to BONUS_LIMIT by the secant; `min_slope` keeps that step to excess/min_slope."""
+    bias = lambda bonus: -0.6 + 1e-5 * bonus  # noqa: E731
+    played = np.ones((1, 1), dtype=bool)
+    tries = {}
+    for floor in (None, 0.01):
+        fit = T.BonusFit((1, 1), floor)
+        for _ in range(2):
+            fit.update(bias(fit.bonus), played)
+        tries[floor] = int(fit.bonus[0, 0])
+    first = round(T.BONUS_FIRST_STEP * 0.5)  # the excess over the band: 0.5 tricks
+    assert tries[None] == T.BONUS_LIMIT
+    assert tries[0.01] == first + round(-(bias(first) + T.FACTOR_BAND) / 0.01), tries
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_search_bonus_cells_are_the_kernels(n):
+    """The fit counts each seat-round in the cell the kernel reads its bonus from: the kind of
+    round (sampler_kind_nb of the turned card) and the seat's place in the round's bidding order
+    (from the trace's bids); round 1, which has no bonus, in none."""
+    from kernels.wizard import play_nb
+    from kernels.wizard.bid_model_nb import sampler_kind_nb
+
+    policies = np.full(n, 1, np.int64)  # heuristic: the cells do not depend on the player
+    out = np.zeros(1, dtype=E.OUT_DTYPE)
+    trace = np.zeros((4096, E.TRACE_WIDTH), dtype=np.int32)
+    for g in range(3):
+        status_, _, rows = play_nb.play_games_nb(
+            np.int64(11), np.int64(g), np.int64(1), np.zeros(len(E.RULE_I_ORDER), np.int64),
+            np.zeros(0, np.float64), policies, np.full((n, len(E.SEAT_I_ORDER)), 32, np.int64),
+            np.zeros((n, 0), np.float64), (None,), out, trace, False)
+        assert status_ == 0
+        cells = T.bonus_cells(out, n)[0]
+        t = trace[:rows]
+        rd, order = -1, 0
+        for ev, seat in zip(t[:, 0], t[:, 1]):
+            if ev == E.EV_ROUND:
+                rd, order = rd + 1, 0
+            elif ev == E.EV_BID:
+                kind = sampler_kind_nb(out["round_turned"][0, rd], n, rd + 1)
+                want = kind * E.MAX_PLAYERS + order if rd > 0 else -1  # round 1: no bonus
+                assert cells[rd, seat] == want, (g, rd, seat)
+                order += 1
+        assert rd == 60 // n - 1
+
+
 def test_sampler_bonus_moves_the_bid_through_its_candidates():
     """The bonus is added per trick bid to each candidate's mean score: a large one takes the
     highest candidate (heuristic bid + 1), a large negative one the lowest, none the heuristic's

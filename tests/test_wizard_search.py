@@ -169,13 +169,51 @@ def test_bid_and_trump_choice_ignore_the_other_seats_hands():
             rng = np.full(E.MAX_PLAYERS, 7, np.uint64)
             ws_i, ws_h = workspaces()
             b = S.search_bid_nb(rng, seat, hands, t.trump, t.turned, n, r, t.dealer, t.bids,
-                                k % 2 == 1, False, 5, ws_i, ws_h)
+                                k % 2 == 1, False, 5, ws_i, ws_h, 40 * (k % 3) - 40)
             suit = S.search_trump_nb(rng, seat, hands, t.turned, n, r, seat, t.bids, k % 2 == 1,
                                      False, 5, ws_i, ws_h)
             results.append((int(b), int(suit), rng.tolist()))
         assert results[0] == results[1]
         tested += 1
     assert tested == 24
+
+
+def test_the_bid_bonus_moves_the_search_bid_through_every_bid():
+    """SEARCH_BONUS at work: no bonus bids as the plain best mean score; a rising bonus never
+    lowers the bid, and large ones reach both ends, 0 and the round size. The same deals for
+    every bonus (the same stream state)."""
+    n, r = 4, 6
+    t = Table(3001, n, r, strict_void=False)
+    seat = 0
+    bids = []
+    for bonus in range(-3000, 3001, 100):
+        rng = np.full(E.MAX_PLAYERS, 11, np.uint64)
+        ws_i, ws_h = workspaces()
+        bids.append(int(S.search_bid_nb(rng, seat, t.hands, t.trump, t.turned, n, r, t.dealer,
+                                        t.bids, False, False, 8, ws_i, ws_h, bonus)))
+    assert bids == sorted(bids), bids
+    assert bids[0] == 0 and bids[-1] == r, bids
+    assert len(set(bids)) >= 3, bids  # in between, the deals decide
+    rng = np.full(E.MAX_PLAYERS, 11, np.uint64)
+    ws_i, ws_h = workspaces()
+    plain = S.search_bid_nb(rng, seat, t.hands, t.trump, t.turned, n, r, t.dealer, t.bids, False,
+                            False, 8, ws_i, ws_h, 0)
+    totals = ws_i[P.WS_BID_TOTALS:P.WS_BID_TOTALS + r + 1] // 10  # the scaled totals, unscaled
+    assert totals[plain] == totals.max()
+
+
+def test_round_one_bids_have_no_bonus():
+    """Round 1: each seat plays its only card, as in the playouts, so no bonus applies."""
+    n = 4
+    for k in range(8):
+        t = Table(4000 + k, n, 1, strict_void=False)
+        got = set()
+        for bonus in (-3000, 0, 3000):
+            rng = np.full(E.MAX_PLAYERS, 13, np.uint64)
+            ws_i, ws_h = workspaces()
+            got.add(int(S.search_bid_nb(rng, 0, t.hands, t.trump, t.turned, n, 1, t.dealer, t.bids,
+                                        False, False, 8, ws_i, ws_h, bonus)))
+        assert len(got) == 1
 
 
 # ------------------------------------------------------------------------ what the play shows

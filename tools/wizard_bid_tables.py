@@ -3,6 +3,7 @@
     python tools/wizard_bid_tables.py [--deals 100000] [--iterations 5] [--seed 2026] [--out PATH]
                                       [--factor-deals 50000] [--factor-iterations 5] [--factors-only]
     python tools/wizard_bid_tables.py --sampler-bonus [--bonus-deals 5000] [--bonus-iterations 5]
+    python tools/wizard_bid_tables.py --search-bonus [--search-games 600] [--search-iterations 6]
     make wizard-tables
 
 The table holds each card's chance of taking a trick under heuristic play, by player count, round
@@ -38,6 +39,13 @@ kind, position], tenths of a point per trick bid added to each candidate bid's m
 the three turn kinds and the last round of a full game). The sampler takes the bid with the best
 mean score on its playouts, which lies below its mean tricks in rounds without trump; cells outside
 ±FACTOR_BAND get the bonus that brings them to the band's edge (fit_bonus).
+
+With --search-bonus (a third run), the same for the search player (SEARCH_BONUS, the same cells):
+it takes the bid with the best mean score on playouts in which the other seats bid and play as
+the heuristic does, and then plays its own cards by search, so its bids fell short of its tricks
+by up to 0.6 per seat in the last round. Search is too slow for single-round self-play of every
+round size, so its bias is measured on SEARCH_GAMES full games of search self-play per player
+count and iteration (fit_search_bonus); it depends on the table and factors, not on the sampler.
 The result depends only on the arguments: the deals come from counter-based streams of the seed.
 """
 from __future__ import annotations
@@ -53,7 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kernels.wizard import bid_model_nb as M
-from kernels.wizard.enums import MAX_PLAYERS, MIN_PLAYERS, N_CARDS
+from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, MAX_PLAYERS, MIN_PLAYERS, N_CARDS
 
 SEED = 2026
 DEALS = 100_000
@@ -69,6 +77,10 @@ BONUS_ITERATIONS = 5
 BONUS_STREAM = 2048  # deal streams BONUS_STREAM + 32 n + r
 BONUS_FIRST_STEP = 150.0  # first bonus (tenths of a point per trick bid) per trick of excess bias
 BONUS_LIMIT = 300  # |bonus| at most 30 points per trick bid
+SEARCH_GAMES = 600  # full games of search self-play per player count per iteration
+SEARCH_ITERATIONS = 6
+SEARCH_MIN_SLOPE = 0.002  # the flattest response measured: 0.0023 tricks per tenth (5 players, last round)
+SEARCH_SEED = SEED + 3  # (--seed + 3) not the bidding benchmark's seed (4242), which checks the fit
 OUT = ROOT / "kernels" / "wizard" / "bid_tables.py"
 BATCH = 20_000  # deals per kernel call (progress and interrupt points)
 
@@ -177,21 +189,61 @@ def build_factors(table: np.ndarray, deals: int = FACTOR_DEALS, iterations: int 
     return factors
 
 
+class BonusFit:
+    """Bid bonuses (tenths of a point per trick bid) fitted cell by cell: a cell whose mean bid -
+    tricks is outside ±FACTOR_BAND moves its bonus toward the band's edge (a first step of
+    BONUS_FIRST_STEP per trick of excess, then the secant through its last two tries); each cell
+    keeps, in `best`, the bonus whose rounds came closest. `min_slope` (tricks of bias per tenth of
+    a point), if given, floors the secant's slope: a bid's response to its bonus only rises, and a
+    noisy first step that barely moved a cell would otherwise send its next try to BONUS_LIMIT."""
+
+    def __init__(self, shape, min_slope: float | None = None):
+        self.min_slope = min_slope
+        self.bonus = np.zeros(shape, dtype=np.int64)
+        self.best = self.bonus.copy()
+        self.best_gap = np.full(shape, np.inf)
+        self.last_bonus = self.last_bias = None
+
+    def update(self, bias: np.ndarray, played: np.ndarray) -> None:
+        """Take one iteration's mean bid - tricks per cell (`played`: the cells that had rounds)."""
+        excess = np.where(played, np.sign(bias) * np.maximum(np.abs(bias) - FACTOR_BAND, 0.0), 0.0)
+        gap = np.where(played, np.abs(excess), np.inf)
+        better = gap < self.best_gap
+        self.best[better] = self.bonus[better]
+        self.best_gap[better] = gap[better]
+        step = -BONUS_FIRST_STEP * excess
+        if self.last_bias is not None:
+            moved = (self.bonus != self.last_bonus) & (bias != self.last_bias)
+            slope = np.where(moved, (bias - self.last_bias)
+                             / np.where(moved, self.bonus - self.last_bonus, 1), 0.0)
+            if self.min_slope is not None:
+                slope = np.maximum(slope, self.min_slope)
+            secant = np.where(slope > 0, -excess / np.where(slope > 0, slope, 1), step)
+            step = np.where(moved, secant, step)
+        self.last_bonus, self.last_bias = self.bonus.copy(), bias
+        self.bonus = np.where(excess != 0, np.clip(np.rint(self.bonus + step), -BONUS_LIMIT, BONUS_LIMIT),
+                              self.bonus).astype(np.int64)
+
+
+def log_bias(log, title: str, bias: np.ndarray, played: np.ndarray) -> None:
+    """One iteration's mean bid - tricks: a row per kind of round, a column per position."""
+    if log:
+        n = int(played.any(axis=0).sum())
+        log(f"  {title}: mean bid - tricks by kind (suit, Wizard, no trump, last) and position\n"
+            + "\n".join("    " + " ".join(f"{v:+.3f}" if ok else "   -  " for v, ok in zip(row[:n], live[:n]))
+                        for row, live in zip(bias, played)))
+
+
 def fit_bonus(n: int, deals: int = BONUS_DEALS, iterations: int = BONUS_ITERATIONS, seed: int = SEED,
               log=None) -> np.ndarray:
     """The sampler's bid bonus of n players: int64[N_SAMPLER_KINDS, MAX_PLAYERS], tenths of a point
     per trick bid, by kind of round (turn kind, or the last round) and position. Self-play of
     `deals` rounds of every size per iteration (the same deals each time), all seats sampling with
-    the current bonus; a cell whose mean bid - tricks is outside ±FACTOR_BAND moves its bonus toward
-    the band's edge (a first step of BONUS_FIRST_STEP per trick of excess, then the secant through
-    its last two tries); each cell keeps the bonus whose rounds came closest."""
+    the current bonus (BonusFit)."""
     from kernels.wizard.bid_stats_nb import sampler_stats_nb
 
     shape = (M.N_SAMPLER_KINDS, MAX_PLAYERS)
-    bonus = np.zeros(shape, dtype=np.int64)
-    best = bonus.copy()
-    best_gap = np.full(shape, np.inf)
-    last_bonus = last_bias = None
+    fit = BonusFit(shape)
     for it in range(iterations):
         bid_sum = np.zeros(shape, dtype=np.int64)
         trick_sum = np.zeros(shape, dtype=np.int64)
@@ -202,30 +254,100 @@ def fit_bonus(n: int, deals: int = BONUS_DEALS, iterations: int = BONUS_ITERATIO
             for first in range(0, deals, BATCH):
                 sampler_stats_nb(np.int64(seed), np.int64(n), np.int64(r),
                                  np.int64(BONUS_STREAM + 32 * n + r), np.int64(first),
-                                 np.int64(min(BATCH, deals - first)), bonus, b, t)
+                                 np.int64(min(BATCH, deals - first)), fit.bonus, b, t)
             bid_sum += b
             trick_sum += t
             rounds[:, 0] += t.sum(axis=1) // r
         played = (rounds > 0) & (np.arange(MAX_PLAYERS) < n)
         bias = (bid_sum - trick_sum) / np.maximum(rounds, 1)
-        excess = np.where(played, np.sign(bias) * np.maximum(np.abs(bias) - FACTOR_BAND, 0.0), 0.0)
-        gap = np.where(played, np.abs(excess), np.inf)
-        better = gap < best_gap
-        best[better] = bonus[better]
-        best_gap[better] = gap[better]
+        log_bias(log, f"{n}p sampler bonus iteration {it + 1}", bias, played)
+        fit.update(bias, played)
+    return fit.best
+
+
+def search_sums(bonus: np.ndarray, games: int, seed: int) -> np.ndarray:
+    """Full games of search self-play at 3 to 6 players, every seat bidding with SEARCH_BONUS =
+    `bonus`: int64[3, *BONUS_SHAPE], the sums of bids and of tricks and the count of seat-rounds
+    by (players, kind, position). The kernel reads SEARCH_BONUS as a constant when it compiles, so
+    this runs in a process of its own with a cache directory of its own (measure_search_bias)."""
+    from kernels.wizard import bid_tables
+
+    bid_tables.SEARCH_BONUS[:] = bonus  # before play_nb compiles (imported below, by play)
+    from benchmarks.wizard_bidding import play
+
+    sums = np.zeros((3,) + tuple(M.BONUS_SHAPE), dtype=np.int64)
+    size = M.N_SAMPLER_KINDS * MAX_PLAYERS
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        out = play("kernels", n, games, seed, 0, "search")["out"]
+        rounds = N_CARDS // n
+        bids = out["round_bids"][:, :rounds * n].reshape(-1, rounds, n).astype(np.int64)
+        tricks = out["round_tricks"][:, :rounds * n].reshape(-1, rounds, n).astype(np.int64)
+        cell = bonus_cells(out, n).ravel()
+        keep = cell >= 0
+        for i, values in enumerate((bids, tricks, np.ones_like(bids))):
+            sums[i, n - MIN_PLAYERS] = np.bincount(cell[keep], values.ravel()[keep], size).reshape(
+                M.N_SAMPLER_KINDS, MAX_PLAYERS).astype(np.int64)
+    return sums
+
+
+def bonus_cells(out: np.ndarray, n: int) -> np.ndarray:
+    """The bonus cell of each seat in each round of full games (records `out` of n players):
+    int64[games, rounds, n], kind * MAX_PLAYERS + bid position, as the kernel looks its bonus up
+    (bid_model_nb.sampler_kind_nb; the dealer of round rd is seat (n - 1 + rd) % n, so the first
+    to bid is seat rd % n); -1 in round 1, which has no bonus (search_nb.search_bid_nb)."""
+    rounds = N_CARDS // n
+    turned = out["round_turned"][:, :rounds].astype(np.int64)
+    kind = np.where((turned < 0) | (turned >= FIRST_JESTER), M.KIND_NO_TRUMP,
+                    np.where(turned >= FIRST_WIZARD, M.KIND_WIZARD, M.KIND_SUIT))
+    kind[:, -1] = M.KIND_LAST  # every card dealt
+    pos = (np.arange(n)[None, :] - np.arange(rounds)[:, None]) % n
+    cells = kind[:, :, None] * MAX_PLAYERS + pos[None, :, :]
+    cells[:, 0] = -1
+    return cells
+
+
+def measure_search_bias(bonus: np.ndarray, games: int, seed: int, workers: int = 2):
+    """(mean bid - tricks, played) by (players, kind, position) of `games` search self-play games
+    per player count with the bid bonus `bonus`, split over `workers` fresh processes (each with
+    its own Numba cache directory: the cached kernels hold the bonus they were compiled with)."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="search-bonus-") as tmp:
+        procs = []
+        for k in range(workers):
+            share = games // workers + (k < games % workers)
+            env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/cache{k}")
+            procs.append(subprocess.Popen(
+                [sys.executable, __file__, "--search-worker", f"{tmp}/sums{k}.npy",
+                 "--worker-bonus", json.dumps(bonus.tolist()), "--search-games", str(share),
+                 "--seed", str(seed + 7919 * k)], env=env))
+        if any(p.wait() != 0 for p in procs):
+            raise SystemExit("a search-bonus worker failed")
+        sums = sum(np.load(f"{tmp}/sums{k}.npy") for k in range(workers))
+    bids, tricks, count = sums
+    played = count > 0
+    return (bids - tricks) / np.maximum(count, 1), played
+
+
+def fit_search_bonus(games: int = SEARCH_GAMES, iterations: int = SEARCH_ITERATIONS,
+                     seed: int = SEARCH_SEED, log=None) -> np.ndarray:
+    """The search player's bid bonus (SEARCH_BONUS, like SAMPLER_BONUS: int64[BONUS_SHAPE]) fitted
+    on `games` full games of search self-play per player count per iteration (the same deals each
+    time; BonusFit)."""
+    fit = BonusFit(M.BONUS_SHAPE, SEARCH_MIN_SLOPE)
+    for it in range(iterations):
+        t0 = time.perf_counter()
+        bias, played = measure_search_bias(fit.bonus, games, seed)
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+            log_bias(log, f"{n}p search bonus iteration {it + 1}", bias[n - MIN_PLAYERS],
+                     played[n - MIN_PLAYERS])
         if log:
-            log(f"  {n}p sampler bonus iteration {it + 1}: mean bid - tricks by kind and position\n"
-                + "\n".join("    " + " ".join(f"{v:+.3f}" for v in row[:n]) for row in bias))
-        step = -BONUS_FIRST_STEP * excess
-        if last_bias is not None:
-            moved = (bonus != last_bonus) & (bias != last_bias)
-            slope = np.where(moved, (bias - last_bias) / np.where(moved, bonus - last_bonus, 1), 0.0)
-            secant = np.where(slope > 0, -excess / np.where(slope > 0, slope, 1), step)
-            step = np.where(moved, secant, step)
-        last_bonus, last_bias = bonus.copy(), bias
-        bonus = np.where(excess != 0, np.clip(np.rint(bonus + step), -BONUS_LIMIT, BONUS_LIMIT),
-                         bonus).astype(np.int64)
-    return best
+            log(f"  iteration {it + 1}: {time.perf_counter() - t0:.0f} s")
+        fit.update(bias, played)
+    return fit.best
 
 
 def build(deals: int = DEALS, iterations: int = ITERATIONS, seed: int = SEED, log=None) -> np.ndarray:
@@ -239,9 +361,10 @@ def build(deals: int = DEALS, iterations: int = ITERATIONS, seed: int = SEED, lo
 
 def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, seed: int,
            factor_deals: int, factor_iterations: int, bonus: np.ndarray | None = None,
-           bonus_deals: int = 0, bonus_iterations: int = 0) -> str:
+           bonus_deals: int = 0, bonus_iterations: int = 0, search_bonus: np.ndarray | None = None,
+           search_games: int = 0, search_iterations: int = 0) -> str:
     """The generated module's text: one line of chances per (players, bucket, position), one line
-    of bid factors per (players, round size)."""
+    of bid factors per (players, round size), one line of bonuses per (players, kind)."""
     lines = [
         '"""Generated by tools/wizard_bid_tables.py (`make wizard-tables`); do not edit.',
         "",
@@ -259,6 +382,9 @@ def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, 
         "adds to each candidate bid's mean score (kinds: suited card, Wizard, no trump turned, last",
         "round of a full game), fitted by sampler self-play on BONUS_DEALS rounds of every size,",
         "BONUS_ITERATIONS times, from SEED, bidding with the table and factors above (0: not fitted).",
+        "",
+        "SEARCH_BONUS[players - 3, kind, position]: the same for the search player, fitted by search",
+        "self-play of SEARCH_GAMES full games per player count, SEARCH_ITERATIONS times (0: not fitted).",
         '"""',
         "import numpy as np",
         "",
@@ -272,6 +398,8 @@ def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, 
         f"BONUS_DEALS = {bonus_deals}",
         f"BONUS_ITERATIONS = {bonus_iterations}",
         f"BONUS_SHAPE = {tuple(M.BONUS_SHAPE)}",
+        f"SEARCH_GAMES = {search_games}",
+        f"SEARCH_ITERATIONS = {search_iterations}",
         "",
         "TRICK_CHANCE = np.array([",
     ]
@@ -291,14 +419,15 @@ def render(table: np.ndarray, factors: np.ndarray, deals: int, iterations: int, 
             for k in range(factors.shape[2]):
                 lines.append("    " + ", ".join(str(int(v)) for v in factors[n, r, k]) + ",")
     lines += ["], dtype=np.int16).reshape(FACTOR_SHAPE)", ""]
-    if bonus is None:
-        bonus = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
-    lines += ["SAMPLER_BONUS = np.array(["]
-    for n in range(bonus.shape[0]):
-        lines.append(f"    # {n + MIN_PLAYERS} players: suit, Wizard, no trump turned, last round, by position")
-        for k in range(bonus.shape[1]):
-            lines.append("    " + ", ".join(str(int(v)) for v in bonus[n, k]) + ",")
-    lines += ["], dtype=np.int64).reshape(BONUS_SHAPE)", ""]
+    for name, values in (("SAMPLER_BONUS", bonus), ("SEARCH_BONUS", search_bonus)):
+        if values is None:
+            values = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
+        lines += [f"{name} = np.array(["]
+        for n in range(values.shape[0]):
+            lines.append(f"    # {n + MIN_PLAYERS} players: suit, Wizard, no trump turned, last round, by position")
+            for k in range(values.shape[1]):
+                lines.append("    " + ", ".join(str(int(v)) for v in values[n, k]) + ",")
+        lines += ["], dtype=np.int64).reshape(BONUS_SHAPE)", ""]
     return "\n".join(lines)
 
 
@@ -322,20 +451,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bonus-deals", type=int, default=BONUS_DEALS, help=f"default {BONUS_DEALS}")
     parser.add_argument("--bonus-iterations", type=int, default=BONUS_ITERATIONS,
                         help=f"default {BONUS_ITERATIONS}")
+    parser.add_argument("--search-bonus", action="store_true",
+                        help="keep the shipped table, factors and sampler bonus and fit the search "
+                             "player's bid bonus (full games of search self-play in 2 processes); "
+                             "run last")
+    parser.add_argument("--search-games", type=int, default=SEARCH_GAMES,
+                        help=f"games per player count and iteration (default {SEARCH_GAMES})")
+    parser.add_argument("--search-iterations", type=int, default=SEARCH_ITERATIONS,
+                        help=f"default {SEARCH_ITERATIONS}")
+    # a search-bonus worker (measure_search_bias): play, write the sums, exit
+    parser.add_argument("--search-worker", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--worker-bonus", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=OUT, help="default: kernels/wizard/bid_tables.py")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    if args.sampler_bonus:
-        from kernels.wizard import bid_tables
+    if args.search_worker:
+        import json
 
-        bonus = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
-        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
-            bonus[n - MIN_PLAYERS] = fit_bonus(n, args.bonus_deals, args.bonus_iterations, args.seed,
-                                               log=print)
-        args.out.write_text(render(bid_tables.TRICK_CHANCE, bid_tables.BID_FACTOR, bid_tables.DEALS,
-                                   bid_tables.ITERATIONS, bid_tables.SEED, bid_tables.FACTOR_DEALS,
-                                   bid_tables.FACTOR_ITERATIONS, bonus, args.bonus_deals,
-                                   args.bonus_iterations))
+        bonus = np.array(json.loads(args.worker_bonus), dtype=np.int64).reshape(M.BONUS_SHAPE)
+        np.save(args.search_worker, search_sums(bonus, args.search_games, args.seed))
+        return 0
+    if args.sampler_bonus or args.search_bonus:
+        from kernels.wizard import bid_tables as shipped
+
+        bonus, deals, iterations = shipped.SAMPLER_BONUS, shipped.BONUS_DEALS, shipped.BONUS_ITERATIONS
+        if args.sampler_bonus:
+            bonus = np.zeros(M.BONUS_SHAPE, dtype=np.int64)
+            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+                bonus[n - MIN_PLAYERS] = fit_bonus(n, args.bonus_deals, args.bonus_iterations,
+                                                   args.seed, log=print)
+            deals, iterations = args.bonus_deals, args.bonus_iterations
+        search = (shipped.SEARCH_BONUS, shipped.SEARCH_GAMES, shipped.SEARCH_ITERATIONS)
+        if args.search_bonus:
+            search = (fit_search_bonus(args.search_games, args.search_iterations,
+                                       args.seed + SEARCH_SEED - SEED, log=print),
+                      args.search_games, args.search_iterations)
+        args.out.write_text(render(shipped.TRICK_CHANCE, shipped.BID_FACTOR, shipped.DEALS,
+                                   shipped.ITERATIONS, shipped.SEED, shipped.FACTOR_DEALS,
+                                   shipped.FACTOR_ITERATIONS, bonus, deals, iterations, *search))
         print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s")
         return 0
     if args.factors_only:
@@ -351,8 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     factors = build_factors(table, args.factor_deals, args.factor_iterations, args.seed, log=print)
     args.out.write_text(render(table, factors, args.deals, args.iterations, args.seed,
                                args.factor_deals, args.factor_iterations))
-    print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s; SAMPLER_BONUS is 0 now (it depends "
-          "on the factors): run again with --sampler-bonus")
+    print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s; SAMPLER_BONUS and SEARCH_BONUS are 0 "
+          "now (they depend on the factors): run again with --sampler-bonus, then --search-bonus")
     return 0
 
 

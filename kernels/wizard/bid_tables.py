@@ -14,6 +14,9 @@ SAMPLER_BONUS[players - 3, kind, position]: tenths of a point per trick bid that
 adds to each candidate bid's mean score (kinds: suited card, Wizard, no trump turned, last
 round of a full game), fitted by sampler self-play on BONUS_DEALS rounds of every size,
 BONUS_ITERATIONS times, from SEED, bidding with the table and factors above (0: not fitted).
+
+SEARCH_BONUS[players - 3, kind, position]: the same for the search player, fitted by search
+self-play of SEARCH_GAMES full games per player count, SEARCH_ITERATIONS times (0: not fitted).
 """
 import numpy as np
 
@@ -27,6 +30,8 @@ FACTOR_SHAPE = (4, 20, 3, 6)
 BONUS_DEALS = 5000
 BONUS_ITERATIONS = 5
 BONUS_SHAPE = (4, 4, 6)
+SEARCH_GAMES = 600
+SEARCH_ITERATIONS = 6
 
 TRICK_CHANCE = np.array([
     # 3 players, bucket 0, position 0
@@ -2103,4 +2108,27 @@ SAMPLER_BONUS = np.array([
     0, 0, 0, 0, 0, 0,
     120, 61, 26, 14, 0, 0,
     74, 60, 20, 9, 3, 0,
+], dtype=np.int64).reshape(BONUS_SHAPE)
+
+SEARCH_BONUS = np.array([
+    # 3 players: suit, Wizard, no trump turned, last round, by position
+    54, 23, 0, 0, 0, 0,
+    23, 0, 0, 0, 0, 0,
+    55, 41, 16, 0, 0, 0,
+    72, 67, 26, 0, 0, 0,
+    # 4 players: suit, Wizard, no trump turned, last round, by position
+    66, 18, 0, 0, 0, 0,
+    38, 24, 0, 0, 0, 0,
+    77, 53, 51, 0, 0, 0,
+    74, 41, 16, 16, 0, 0,
+    # 5 players: suit, Wizard, no trump turned, last round, by position
+    64, 19, 0, 0, 0, 0,
+    80, 10, 0, 0, 0, 0,
+    93, 65, 21, 0, 0, 0,
+    92, 63, 55, 0, 0, 0,
+    # 6 players: suit, Wizard, no trump turned, last round, by position
+    38, 0, 0, 0, 0, 0,
+    28, 0, 0, 0, 0, 0,
+    78, 64, 47, 11, 0, 0,
+    90, 99, 20, 11, 0, 0,
 ], dtype=np.int64).reshape(BONUS_SHAPE)

@@ -19,6 +19,8 @@ from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
 from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotating_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
+from kernels.wizard.bid_model_nb import sampler_kind_nb
+from kernels.wizard.bid_tables import SEARCH_BONUS
 from kernels.wizard.enums import (
     EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
     EV_WINNER, LEAD_NONE, MAX_PLAYERS, MAX_ROUNDS, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_POLICIES, N_RULES,
@@ -247,7 +249,8 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
                     b = random_bid_nb(u, r, forbidden_bid_nb(r, bsum, s == dealer, hook))
                 elif voids is not None and pol == P_SEARCH:
                     b = search_bid_nb(seat_rng, s, hands, trump, turned, n, r, dealer, bids, hook,
-                                      strict_void, seat_i[s, SI_SAMPLES], ws_i, ws_h)
+                                      strict_void, seat_i[s, SI_SAMPLES], ws_i, ws_h,
+                                      SEARCH_BONUS[n - MIN_PLAYERS, sampler_kind_nb(turned, n, r), p])
                 else:
                     b = choose_bid_nb(pol, seat_rng, hands[s], trump, turned, n, r, s, dealer, p,
                                       bsum, bids, hook, strict_void, ws_i, ws_h)

@@ -18,6 +18,7 @@ and hands[seat] only, never another seat's hand.
 import numpy as np
 
 from kernels.jit import njit
+from kernels.wizard.bid_model_nb import BONUS_SCALE
 from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, N_CARDS, VOID_SPECIAL
 from kernels.wizard.policies_nb import (
     WS_ALLOWED, WS_BID_TOTALS, WS_CARD_TOTALS, WS_COUNT, WS_DEAL, WS_ORDER, WS_PLAY, WS_TRICKS,
@@ -59,8 +60,12 @@ def allowed_cards_nb(void):
 # ---------------------------------------------------------------- bids and trump
 @njit
 def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, strict_void, samples,
-                  ws_i, ws_h):
-    """The seat's bid: every legal bid 0..r valued on `samples` common deals (bid_totals_nb)."""
+                  ws_i, ws_h, bonus):
+    """The seat's bid: every legal bid 0..r valued on `samples` common deals (bid_totals_nb), by
+    its mean score plus `bonus` tenths of a point per trick bid (SEARCH_BONUS: the best mean score
+    on playouts in which every other seat plays the heuristic is not the bid whose mean matches
+    the tricks the search player then takes; the bonus calibrates it, as SAMPLER_BONUS does the
+    sampler's). Not in round 1, where each seat plays its only card as the playouts do."""
     hand = hands[seat]
     pos, bsum, forbidden, h = bid_situation_nb(hand, trump, turned, n, r, seat, dealer, bids,
                                                hook)
@@ -69,7 +74,12 @@ def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, str
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids,
                               np.int64(0), r,
                               forbidden, samples, hook, strict_void, ws_i, ws_h)
-    return best_total_bid_nb(ws_i[WS_BID_TOTALS:], np.int64(0), r, forbidden, h)[0]
+    if r == 1:
+        bonus = 0  # one card each: the playouts are the play itself, nothing to calibrate
+    totals = ws_i[WS_BID_TOTALS:WS_BID_TOTALS + r + 1]
+    for b in range(r + 1):
+        totals[b] = BONUS_SCALE * totals[b] + bonus * b * samples
+    return best_total_bid_nb(totals, np.int64(0), r, forbidden, h)[0]
 
 
 @njit
