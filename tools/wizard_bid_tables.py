@@ -61,7 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kernels.wizard import bid_model_nb as M
-from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, MAX_PLAYERS, MIN_PLAYERS, N_CARDS
+from kernels.wizard.enums import MAX_PLAYERS, MIN_PLAYERS, N_CARDS
 
 SEED = 2026
 DEALS = 100_000
@@ -293,13 +293,11 @@ def search_sums(bonus: np.ndarray, games: int, seed: int) -> np.ndarray:
 def bonus_cells(out: np.ndarray, n: int) -> np.ndarray:
     """The bonus cell of each seat in each round of full games (records `out` of n players):
     int64[games, rounds, n], kind * MAX_PLAYERS + bid position, as the kernel looks its bonus up
-    (bid_model_nb.sampler_kind_nb; the dealer of round rd is seat (n - 1 + rd) % n, so the first
-    to bid is seat rd % n); -1 in round 1, which has no bonus (search_nb.search_bid_nb)."""
+    (the kernel's own bid_model_nb.sampler_kind_nb; the dealer of round rd is seat (n - 1 + rd) % n,
+    so the first to bid is seat rd % n); -1 in round 1, which has no bonus (search_nb.search_bid_nb)."""
     rounds = N_CARDS // n
     turned = out["round_turned"][:, :rounds].astype(np.int64)
-    kind = np.where((turned < 0) | (turned >= FIRST_JESTER), M.KIND_NO_TRUMP,
-                    np.where(turned >= FIRST_WIZARD, M.KIND_WIZARD, M.KIND_SUIT))
-    kind[:, -1] = M.KIND_LAST  # every card dealt
+    kind = np.vectorize(lambda t, r: int(M.sampler_kind_nb(t, n, r)))(turned, np.arange(1, rounds + 1))
     pos = (np.arange(n)[None, :] - np.arange(rounds)[:, None]) % n
     cells = kind[:, :, None] * MAX_PLAYERS + pos[None, :, :]
     cells[:, 0] = -1
