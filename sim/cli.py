@@ -216,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", action="store_true",
                    help="also the traced kernel `kaartlab trace` runs (one game, move by move)")
     p.add_argument("--search", action="store_true",
-                   help="also the kernel for tables with a search player")
+                   help="also the kernel for tables with a search player (with --trace, its "
+                        "traced kernel too)")
     p.set_defaults(handler=cmd_compile)
 
     p = sub.add_parser("serve", help="run studies as a service: a web catalogue, a form, a queue and an API",
