@@ -316,3 +316,36 @@ def test_search_scores_more_than_the_heuristic():
         score = np.array(wizard.RUNNER.play_batch(arm, SEED, 0, 25)["score"].to_pylist())
         edge.append(score[:, seat].mean() - np.delete(score, seat, axis=1).mean())
     assert np.mean(edge) > 20, edge
+
+
+@pytest.mark.parametrize("players,rules", [(3, {"rounds": 5}), (4, {"rounds": 4, "hook_rule": True})])
+def test_the_trace_shows_what_each_searched_bid_was_worth(players, rules):
+    """Before each search bid the trace lists every legal bid's total and bonus (EV_BID_VALUE);
+    the bid made is the best sum, ties going to the bid nearest the heuristic's (so: one of the
+    best), the dealer's forbidden bid under the hook rule is not listed, round 1 has no bonus, and
+    each mean score is one a round can give (|mean| <= 20 + 10 x round)."""
+    arm = ArmSpec.make("wizard", players, rules, ["search:samples=6"] + ["heuristic"] * (players - 1))
+    checked = 0
+    for index in range(3):
+        _, rows = wizard.RUNNER.traced(arm, SEED, index)
+        values, rnd = [], 0
+        for code, seat, card, value, extra in rows.tolist():
+            if code == E.EV_ROUND:
+                rnd = value
+            elif code == E.EV_BID_VALUE:
+                assert seat == 0
+                values.append((card, value, extra))
+            elif code == E.EV_BID and seat == 0:
+                if values:
+                    listed = [b for b, _, _ in values]
+                    assert listed == sorted(listed) and set(listed) <= set(range(rnd + 1))
+                    assert len(listed) >= rnd  # every legal bid: all r + 1, or r beside a forbidden one
+                    sums = {b: t + x for b, t, x in values}
+                    assert value in sums and sums[value] == max(sums.values())
+                    assert all(abs(t) <= 6 * 10 * (20 + 10 * rnd) for _, t, _ in values)
+                    assert rnd > 1 or all(x == 0 for _, _, x in values)  # no bonus in round 1
+                    checked += 1
+                values = []
+    assert checked >= 6
+    text = wizard.RUNNER.trace_game(arm, SEED, 0)
+    assert "seat 0 (search) plays each bid out on 6 deals" in text

@@ -81,6 +81,8 @@ EV_PLAY = 7  # seat plays card; value=trick number (1-based), extra=position in 
 EV_TRICK = 8  # seat wins the trick with card; value=trick number; extra=seat's tricks so far
 EV_SCORE = 9  # seat: value=points this round, extra=total; card=tricks taken
 EV_WINNER = 10  # seat is a winner; value=final score
+EV_BID_VALUE = 11  # before a search seat bids: card=a legal bid, value=its total over the deals in tenths
+# of a point (BONUS_SCALE x score), extra=the bid bonus added to it (SEARCH_BONUS x bid x deals)
 
 # The most actions a game can take (a test checks it): a bid per seat and round (60 in all), a
 # card per seat and trick (3 seats x 210 tricks at most), a trump choice per round (20 at most)

@@ -22,13 +22,13 @@ from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TO
 from kernels.wizard.bid_model_nb import sampler_kind_nb
 from kernels.wizard.bid_tables import SEARCH_BONUS
 from kernels.wizard.enums import (
-    EV_BID, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
+    EV_BID, EV_BID_VALUE, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
     EV_WINNER, LEAD_NONE, MAX_PLAYERS, MAX_ROUNDS, MAX_TURNS, MIN_PLAYERS, N_CARDS, N_POLICIES, N_RULES,
     P_RANDOM, P_SAMPLER, P_SEARCH, R_FINAL_NO_TRUMP, R_HOOK_RULE, R_ROUNDS, R_STRICT_VOID,
     SAMPLES_MAX, SAMPLES_MIN, SEAT_I_ORDER, SI_SAMPLES, TRACE_WIDTH,
 )
 from kernels.wizard.policies_nb import (
-    WS_H_SIZE, WS_I_SIZE, choose_bid_nb, choose_card_nb, choose_trump_nb, random_bid_nb,
+    WS_BID_TOTALS, WS_H_SIZE, WS_I_SIZE, choose_bid_nb, choose_card_nb, choose_trump_nb, random_bid_nb,
     random_card_nb,
 )
 from kernels.wizard.rules_nb import (
@@ -59,6 +59,20 @@ def rounds_of_nb(n, rule_i):
     """Rounds to play: rule_i[R_ROUNDS], 0 meaning all 60/n."""
     r = rule_i[R_ROUNDS]
     return N_CARDS // n if r == 0 else r
+
+
+@njit
+def bid_values_nb(trace, tp, s, r, forbidden, bonus, samples, ws_i):
+    """EV_BID_VALUE rows: what search_bid_nb left in ws_i, each legal bid's total and the bonus in
+    it (none in round 1, where the only legal bid needs no search when one is forbidden)."""
+    if r == 1 and forbidden >= 0:
+        return tp
+    extra = bonus if r > 1 else 0
+    for b in range(r + 1):
+        if b != forbidden:
+            part = extra * b * samples
+            tp = ev_nb(trace, tp, EV_BID_VALUE, s, b, ws_i[WS_BID_TOTALS + b] - part, part)
+    return tp
 
 
 @njit
@@ -248,9 +262,12 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
                     seat_rng[s], u = next_word_nb(seat_rng[s])
                     b = random_bid_nb(u, r, forbidden_bid_nb(r, bsum, s == dealer, hook))
                 elif voids is not None and pol == P_SEARCH:
+                    bonus = SEARCH_BONUS[n - MIN_PLAYERS, sampler_kind_nb(turned, n, r), p]
                     b = search_bid_nb(seat_rng, s, hands, trump, turned, n, r, dealer, bids, hook,
-                                      strict_void, seat_i[s, SI_SAMPLES], ws_i, ws_h,
-                                      SEARCH_BONUS[n - MIN_PLAYERS, sampler_kind_nb(turned, n, r), p])
+                                      strict_void, seat_i[s, SI_SAMPLES], ws_i, ws_h, bonus)
+                    if tr:
+                        tp = bid_values_nb(trace, tp, s, r, forbidden_bid_nb(r, bsum, s == dealer, hook),
+                                           bonus, seat_i[s, SI_SAMPLES], ws_i)
                 else:
                     b = choose_bid_nb(pol, seat_rng, hands[s], trump, turned, n, r, s, dealer, p,
                                       bsum, bids, hook, strict_void, ws_i, ws_h)

@@ -30,6 +30,7 @@ def render(arm, seed: int, index: int, trace_rows) -> str:
              "S spades), 2 low .. A high; Wizards beat everything, Jesters lose to everything."]
     hands: dict[int, list[int]] = {}
     bids = [0] * n
+    values: list[tuple[int, int, int]] = []  # the search seat's EV_BID_VALUE rows before its bid
     trick_cards: list[str] = []
     for code, seat, card, value, extra in (tuple(int(x) for x in row) for row in trace_rows):
         if code == e.EV_END:
@@ -59,7 +60,12 @@ def render(arm, seed: int, index: int, trace_rows) -> str:
                 lines.append(f"  trump: {SUIT_NAMES[value]} (chosen by the dealer, seat {seat})")
             else:
                 lines.append(f"  trump: {SUIT_NAMES[value]}")
+        elif code == e.EV_BID_VALUE:
+            values.append((card, value, extra))
         elif code == e.EV_BID:
+            if values:
+                lines.append(_bid_values(arm, seat, values))
+                values = []
             bids[seat] = value
             note = " (hook rule: bids may not add up to the tricks)" if extra else ""
             lines.append(f"  seat {seat} bids {value}{note}")
@@ -76,3 +82,17 @@ def render(arm, seed: int, index: int, trace_rows) -> str:
             lines.append("")
             lines.append(f"Winner: seat {seat} with {value} points")
     return "\n".join(lines) + "\n"
+
+
+def _bid_values(arm, seat: int, values: list[tuple[int, int, int]]) -> str:
+    """The search seat's view of its bids: each legal bid's mean score on its deals, and the bid
+    bonus (SEARCH_BONUS) added to it; it bids the highest sum."""
+    deals = dict(arm.seats[seat].params)["samples"]
+    from kernels.wizard.bid_model_nb import BONUS_SCALE
+
+    scale = BONUS_SCALE * deals
+    parts = [f"{bid}: {total / scale:+.1f}" + (f" ({bonus / scale:+.1f})" if bonus else "")
+             for bid, total, bonus in values]
+    head = "mean score (+ bid bonus)" if any(b for _, _, b in values) else "mean score"
+    return (f"  seat {seat} (search) plays each bid out on {deals} deals, {head}: {', '.join(parts)}; "
+            "it bids the best")
