@@ -26,32 +26,35 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.compare import confirm, merge_runs, parse_patterns
-from benchmarks.suite import Settings, run_suite
+from benchmarks.suite import Settings, games_of, run_suite
 
 
-def measure_here(games, patterns, handicap=None) -> dict:
+def measure_here(games, patterns, handicap=None, same_games=None) -> dict:
     settings = Settings.make(games, patterns, quick=True, command="benchmarks.flap_check", progress=False)
     settings.handicap = dict(handicap or {})
+    settings.games_per_call = dict(same_games or {})
     return run_suite(settings)
 
 
-def measure(games, patterns, handicap=None, fresh=True) -> dict:
-    """One quick run of the cases matching `patterns`, in a process of its own if `fresh`."""
+def measure(games, patterns, handicap=None, fresh=True, same_games=None) -> dict:
+    """One quick run of the cases matching `patterns`, in a process of its own if `fresh`;
+    `same_games`: games per call of each kernel case (as `kaartlab bench --same-games-as`)."""
     if not fresh:
-        return measure_here(games, patterns, handicap)
+        return measure_here(games, patterns, handicap, same_games)
     with tempfile.TemporaryDirectory(prefix="flap-") as tmp:
         out = Path(tmp) / "run.json"
         subprocess.run([sys.executable, "-m", "benchmarks.flap_check", "--measure-into", str(out),
                         "--games", ",".join(games), "--cases", ",".join(patterns),
-                        "--handicap", json.dumps(dict(handicap or {}))], check=True)
+                        "--handicap", json.dumps(dict(handicap or {})),
+                        "--same-games", json.dumps(dict(same_games or {}))], check=True)
         return json.loads(out.read_text())
 
 
-def judge(baseline, result, games, looks, handicap=None, fresh=True):
+def judge(baseline, result, games, looks, handicap=None, fresh=True, same=None):
     """The check as `kaartlab bench --compare` makes it: flagged timed cases are measured `looks`
-    more times (the same handicap: a slowed kernel stays slowed) and judged on their median.
-    Returns (the comparison, each flagged case's looks)."""
-    judged, outcome = confirm(baseline, result, lambda names: measure(games, names, handicap, fresh),
+    more times (the same handicap: a slowed kernel stays slowed; the baseline's games) and judged on
+    their median. Returns (the comparison, each flagged case's looks)."""
+    judged, outcome = confirm(baseline, result, lambda names: measure(games, names, handicap, fresh, same),
                               looks, echo=lambda line: print("  " + line, flush=True))
     flagged = judged.get("confirmed", {}).get("cases", [])
     return outcome, {c["name"]: c["runs"] for c in judged["cases"] if c["name"] in flagged}
@@ -74,18 +77,24 @@ def main(argv=None) -> int:
     # the child's side of a fresh-process run: measure once, write the result, exit
     p.add_argument("--measure-into", help=argparse.SUPPRESS)
     p.add_argument("--handicap", default="{}", help=argparse.SUPPRESS)
+    p.add_argument("--same-games", default="{}", help=argparse.SUPPRESS)
+    p.add_argument("--sized-each-run", action="store_true",
+                   help="size every run's kernel cases from its own timing, as before 2026-12-06 "
+                        "(default: every run times the games the first baseline run timed, as "
+                        "kaartlab bench --compare times its baseline's)")
     args = p.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
     patterns = parse_patterns(args.cases)
     if args.measure_into:
-        result = measure_here(games, patterns, json.loads(args.handicap))
+        result = measure_here(games, patterns, json.loads(args.handicap), json.loads(args.same_games))
         Path(args.measure_into).write_text(json.dumps(result))
         return 0
     fresh = not args.same_process
 
-    runs = []
+    runs, same = [], None
     for k in range(args.baseline_runs):
-        runs.append(measure(games, patterns, fresh=fresh))
+        runs.append(measure(games, patterns, fresh=fresh, same_games=same))
+        same = None if args.sized_each_run else games_of(runs[0])
         print(f"baseline run {k + 1}/{args.baseline_runs}", flush=True)
     baseline = merge_runs(runs)
     kernels = [c["name"] for c in baseline["cases"] if c.get("kind") == "kernel"]
@@ -93,8 +102,8 @@ def main(argv=None) -> int:
 
     equal = []
     for k in range(args.equal):
-        result, looks = judge(baseline, measure(games, patterns, fresh=fresh), games, args.confirm,
-                              fresh=fresh)
+        result, looks = judge(baseline, measure(games, patterns, fresh=fresh, same_games=same), games,
+                              args.confirm, fresh=fresh, same=same)
         equal.append({"flagged": [r.name for r in result.regressions],
                       "ratios": {r.name: r.ratio for r in result.rows}, "looks": looks})
         print(f"equal run {k + 1}/{args.equal}: "
@@ -104,8 +113,8 @@ def main(argv=None) -> int:
     for k in range(args.slowed):
         victim = kernels[k % len(kernels)]
         handicap = {victim: args.slower}
-        result, looks = judge(baseline, measure(games, patterns, handicap, fresh), games, args.confirm,
-                              handicap, fresh)
+        result, looks = judge(baseline, measure(games, patterns, handicap, fresh, same), games,
+                              args.confirm, handicap, fresh, same)
         flagged = [r.name for r in result.regressions]
         ratio = next(r.ratio for r in result.rows if r.name == victim)
         slowed.append({"slowed": victim, "ratio": ratio, "flagged": flagged,

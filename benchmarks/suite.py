@@ -99,6 +99,9 @@ class Settings:
     # kernel case -> extra CPU work per call as a fraction of the call's own: a kernel made that much
     # slower, for the regression check's own power test (benchmarks/flap_check.py); never set by the CLI
     handicap: dict = field(default_factory=dict)
+    # kernel or play_batch case -> games per timed call, instead of sizing it from a timing: a
+    # comparison then times the games its baseline timed (`games_of`)
+    games_per_call: dict = field(default_factory=dict)
 
     @classmethod
     def make(cls, games, patterns=None, quick=False, long_games=None, repeats=None,
@@ -198,6 +201,15 @@ def _handicapped(fn, extra: float):
         return out
 
     return slower
+
+
+def games_of(results: dict) -> dict[str, int]:
+    """Each kernel and play_batch case's games per timed call in a results file (a baseline): a
+    case sized from a timing in each process plays other games in another (a search case one game
+    or two), and a comparison must time the same games."""
+    return {c["name"]: int(c["detail"]["games_per_repeat"]) for c in results.get("cases", [])
+            if c.get("kind") in ("kernel", "play_batch") and isinstance(c.get("detail"), dict)
+            and isinstance(c["detail"].get("games_per_repeat"), int) and c["detail"]["games_per_repeat"] > 0}
 
 
 def _median(xs):
@@ -454,21 +466,23 @@ class Suite:
         return g in self.s.games and p in policies_of(g)
 
     # ---------------------------------------------------------------- kernels
-    def _measure(self, fn, seconds: float, repeats: int) -> dict:
-        """Warm-up call, size a batch to `seconds` of CPU time, then `repeats` timed calls of the
-        same games. Rates are games per CPU-second of this thread (and per wall second)."""
+    def _measure(self, fn, seconds: float, repeats: int, count: int | None = None) -> dict:
+        """Warm-up call, size a batch to `seconds` of CPU time (unless `count` gives it), then
+        `repeats` timed calls of the same games. Rates are games per CPU-second of this thread
+        (and per wall second)."""
         t0 = time.perf_counter()
         fn(1)
         first = time.perf_counter() - t0
-        count = 8
-        while True:
-            c0 = time.thread_time()
-            fn(count)
-            dt = time.thread_time() - c0
-            if dt >= min(0.02, seconds / 2) or count >= 10**8:
-                break
-            count *= 4
-        count = max(1, int(count * seconds / max(dt, 1e-6)))
+        if count is None:
+            count = 8
+            while True:
+                c0 = time.thread_time()
+                fn(count)
+                dt = time.thread_time() - c0
+                if dt >= min(0.02, seconds / 2) or count >= 10**8:
+                    break
+                count *= 4
+            count = max(1, int(count * seconds / max(dt, 1e-6)))
 
         def once():
             c0, w0 = time.thread_time(), time.perf_counter()
@@ -497,7 +511,8 @@ class Suite:
             if self.want(f"{g}/{p}/kernel") or need_special:
                 fn, entry = kernel_call(g)
                 play = _handicapped(fn, s.handicap.get(f"{g}/{p}/kernel", 0.0))
-                m = self._measure(lambda n: play(arm, n), s.kernel_seconds, s.repeats)
+                m = self._measure(lambda n: play(arm, n), s.kernel_seconds, s.repeats,
+                                  s.games_per_call.get(f"{g}/{p}/kernel"))
                 self.kernel_rates[(g, p)] = m["cpu"]
                 self.add(f"{g}/{p}/kernel", g, p, "kernel", m["cpu"], "games/s/core", "rate", "higher",
                          {"entry": entry, "games_per_repeat": m["games"], "timed": "CPU time",
@@ -505,7 +520,8 @@ class Suite:
                           "arm": arm.describe()})
             if self.want(f"{g}/{p}/play_batch"):
                 fn = batch_call(g)
-                m = self._measure(lambda n: fn(arm, n), s.kernel_seconds, max(3, s.repeats // 2))
+                m = self._measure(lambda n: fn(arm, n), s.kernel_seconds, max(3, s.repeats // 2),
+                                  s.games_per_call.get(f"{g}/{p}/play_batch"))
                 self.add(f"{g}/{p}/play_batch", g, p, "play_batch", m["cpu"], "games/s/core", "rate",
                          "higher", {"games_per_repeat": m["games"], "timed": "CPU time",
                                     "wall_games_per_s": m["wall"]})

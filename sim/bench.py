@@ -73,6 +73,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--results", metavar="PATH", nargs="+",
                    help="do not measure: read results from PATH (e.g. to --compare them); several "
                         "files are merged like --runs")
+    p.add_argument("--same-games-as", metavar="RESULTS", default=None,
+                   help="time, in each kernel and play_batch case, as many games per call as this "
+                        "results file did (--compare does it with its baseline; the later runs of "
+                        "--runs with the first's): sized from a timing, a case plays other games in "
+                        "another process")
     p.add_argument("--list", action="store_true", help="print the case names and exit")
 
 
@@ -87,11 +92,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _look_in_a_fresh_process(args, names: list[str], flagged: list[str]) -> dict:
-    """One more look at the `flagged` cases, measured in a process of its own. A process keeps a
-    kernel's speed for its whole life, and a fresh one now and then lands several per cent off
-    (benchmarks/flap_check.py: Knutten's random kernel at 0.77-0.85 of its usual speed in about one
-    process in four, back at 1.00 in the next); looks taken in the process that flagged a case
-    would only repeat its luck."""
+    """One more look at the `flagged` cases, in a process of its own and some seconds later, as a CI
+    job measures its run, timing the same games (a shared machine runs slow in spells of seconds to
+    tens of seconds: docs/benchmarks.md, "Slow spells, not slow processes")."""
     import subprocess
     import tempfile
 
@@ -101,7 +104,8 @@ def _look_in_a_fresh_process(args, names: list[str], flagged: list[str]) -> dict
                    "--cases", ",".join(flagged), "--json", str(out), "--no-compile"]
         if args.quick:
             command.append("--quick")
-        for flag, value in (("--long-games", args.long_games), ("--repeats", args.repeats)):
+        for flag, value in (("--long-games", args.long_games), ("--repeats", args.repeats),
+                            ("--same-games-as", args.same_games_as or args.compare)):
             if value is not None:
                 command += [flag, str(value)]
         done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -185,8 +189,9 @@ def cmd_bench(args) -> int:
         _check_writable(args.json_path)  # before minutes of measuring, not after
     baseline = _load(args.compare, "baseline") if args.compare else None
     if args.results:
-        if args.runs != 1:
-            raise SpecError("--runs measures; --results reads runs already measured: give one of them")
+        if args.runs != 1 or args.same_games_as:
+            raise SpecError(f"{'--runs' if args.runs != 1 else '--same-games-as'} measures; --results reads "
+                            "runs already measured: give one of them")
         runs = [_load(path, "results file") for path in args.results]
     else:
         if patterns and not any(compare.matches(n, patterns) for n in planned):
@@ -195,11 +200,15 @@ def cmd_bench(args) -> int:
                                        repeats=args.repeats, compile=args.compile,
                                        command=getattr(args, "bench_command", None)
                                        or "kaartlab " + " ".join(sys.argv[1:]))
+        same_as = _load(args.same_games_as, "--same-games-as file") if args.same_games_as else baseline
+        if same_as is not None:
+            settings.games_per_call = suite.games_of(same_as)
         runs = []
         for k in range(args.runs):
             if args.runs > 1:
                 print(f"run {k + 1} of {args.runs}", flush=True)
             runs.append(suite.run_suite(settings))
+            settings.games_per_call = settings.games_per_call or suite.games_of(runs[0])
             print()
             print("\n".join(suite.summary_lines(runs[-1])))
             print(f"({runs[-1]['mode']} run: {runs[-1]['seconds']:.0f} s; calibration "

@@ -385,8 +385,8 @@ def test_kernel_benchmarks_play_their_games(module, policy):
 
 def test_compare_confirms_a_flagged_case_in_fresh_processes(tmp_path, warm_kernels, monkeypatch, capsys):
     """`--compare` looks again at a flagged kernel case twice, each look a `kaartlab bench` process
-    of its own (a process keeps its luck with a kernel's speed), and judges the median of the three
-    looks: a baseline 10x faster than this machine stays a regression."""
+    of its own, timing the baseline's games, and judges the median of the three looks: a baseline
+    10x faster than this machine stays a regression."""
     from sim.cli import main
 
     out = tmp_path / "now.json"
@@ -413,3 +413,25 @@ def test_compare_confirms_a_flagged_case_in_fresh_processes(tmp_path, warm_kerne
     for command in looks:
         assert command[:4] == [sys.executable, "-m", "sim.cli", "bench"]
         assert "--quick" in command and command[command.index("--cases") + 1] == "knutten/cautious/kernel"
+        assert command[command.index("--same-games-as") + 1] == str(tmp_path / "base.json")
+
+
+def test_a_comparison_times_the_games_its_baseline_timed(tmp_path, warm_kernels):
+    """Sized from a timing, a case plays other games in another process (a search case one game or
+    two); `--compare` (and `--same-games-as`) time as many games per call as the baseline did."""
+    from benchmarks.suite import games_of
+    from sim.cli import main
+
+    args = ["bench", "--quick", "--games", "knutten", "--cases", "knutten/random/kernel,knutten/random/play_batch"]
+    assert main(args + ["--json", str(tmp_path / "a.json")]) == 0
+    base = json.loads((tmp_path / "a.json").read_text())
+    for case in base["cases"]:
+        case["detail"]["games_per_repeat"] = 777  # not what a timing would give
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    assert games_of(base) == {"knutten/random/kernel": 777, "knutten/random/play_batch": 777}
+    assert main(args + ["--compare", str(tmp_path / "base.json"), "--tolerance", "0.99",
+                        "--json", str(tmp_path / "b.json")]) == 0
+    assert games_of(json.loads((tmp_path / "b.json").read_text())) == games_of(base)
+    assert main(args + ["--same-games-as", str(tmp_path / "b.json"), "--json", str(tmp_path / "c.json")]) == 0
+    assert games_of(json.loads((tmp_path / "c.json").read_text())) == games_of(base)
+    assert main(args + ["--same-games-as", str(tmp_path / "missing.json")]) == 2
