@@ -69,6 +69,16 @@ class Context:
         self.family = family or Family(self.options.correction)
         self._cache: dict[Any, Any] = {}
 
+    def arm_games(self, name: str) -> pl.LazyFrame:
+        """`every_game` of one arm, read from its own files (for `metrics.by_arm`)."""
+        return self.dataset.scan_arm(name)
+
+    def arm_scan(self, name: str) -> pl.LazyFrame:
+        """`scan` of one arm, read from its own files (for `metrics.by_arm`)."""
+        arm = self.arm(name)
+        games = self.arm_games(name)
+        return games.filter(pl.col("game") % arm.players == 0) if arm.rotate else games
+
     @property
     def scan(self) -> pl.LazyFrame:
         """One row per game, games being independent: of an arm that rotates its seats, each deal's

@@ -334,6 +334,10 @@ class Dataset:
         arms = self.arms if game is None else self.arms_of(game)
         return pl.scan_parquet([f for a in arms for f in self._files(a.name)], hive_partitioning=False)
 
+    def scan_arm(self, name: str) -> pl.LazyFrame:
+        """One row per game of arm `name`, from its own files only."""
+        return pl.scan_parquet(self._files(name), hive_partitioning=False)
+
     # -- structure of the study --------------------------------------------------------------------
     @property
     def sweeps(self) -> list[dict]:

@@ -6,7 +6,7 @@ Every function here describes one row (one game); sections aggregate them per ar
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import polars as pl
 
@@ -113,17 +113,19 @@ def per_arm(by_arm: Mapping[str, pl.Expr]) -> pl.Expr:
 
 # -- aggregations -------------------------------------------------------------------------------
 
-def by_arm(frame: pl.LazyFrame, arms: Iterable[str], aggs: list[pl.Expr]) -> pl.LazyFrame:
+def by_arm(frame_of: Callable[[str], pl.LazyFrame], arms: Iterable[str], aggs: list[pl.Expr]) -> pl.LazyFrame:
     """What ``frame.group_by("arm").agg(aggs)`` gives (a row per arm, ``arm`` first), with the same
     bytes on every run: Polars' parallel group_by adds each group's float values in whatever order
     its threads finish (two reports of one dataset differed in the last bits of 32 numbers), while
-    an aggregation over one arm's rows adds its chunks in file order. One query per arm, all run
-    together."""
-    parts = [frame.filter(pl.col("arm") == name).select(pl.lit(name, pl.String).alias("arm"), *aggs)
-             for name in dict.fromkeys(arms)]
-    if not parts:
-        return frame.group_by("arm").agg(aggs)
-    return pl.concat(parts, how="vertical")
+    an aggregation over one arm's rows adds its chunks in file order.
+
+    ``frame_of(arm)`` is the arm's own rows (its files only: a filter of a scan over every arm's
+    files reads every file's footer once per arm). The arms are aggregated one after the other:
+    Polars ran a concat of 100 such queries together 3x slower than in turn (512 blocking threads,
+    most of the time in the kernel), 100 Wizard arms 35 s against 2.5 s in all."""
+    parts = [frame_of(name).filter(pl.col("arm") == name).select(pl.lit(name, pl.String).alias("arm"), *aggs)
+             .collect() for name in dict.fromkeys(arms)]
+    return pl.concat(parts, how="vertical").lazy() if parts else pl.LazyFrame(schema={"arm": pl.String})
 
 
 def moments(expr: pl.Expr, name: str) -> list[pl.Expr]:

@@ -140,3 +140,15 @@ def test_a_target_between_two_arms_is_crossed_not_moved_away_from():
     assert direction(0.10, 0.20, 0.25) == "towards"
     assert direction(0.20, 0.10, 0.25) == "away"
     assert direction(0.20, 0.25, 0.25) == "onto"
+
+
+def test_the_report_repeats_to_the_byte_in_another_process(report, tmp_path):
+    """Per-game shares and gaps are averaged over games in the games' order: a group_by in hash
+    order (a process's own) moved their last bits from one report of the same data to the next."""
+    import subprocess
+    import sys
+    out, _, _ = report
+    again = tmp_path / "again"
+    subprocess.run([sys.executable, "-m", "sim.cli", "report", str(out), "--out", str(again)], check=True,
+                   capture_output=True)
+    assert (again / "summary.json").read_bytes() == (out / "summary.json").read_bytes()

@@ -99,7 +99,7 @@ def _john_query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
         turn = pl.col(col).filter(pl.col(col) >= 0)
         aggs += [turn.mean().alias(f"{col}:mean"), turn.median().cast(pl.Float64).alias(f"{col}:median"),
                  turn.count().alias(f"{col}:n")]
-    return m.by_arm(ctx.scan, [a.name for a in arms], aggs)
+    return m.by_arm(ctx.arm_scan, [a.name for a in arms], aggs)
 
 
 def john_stats(ctx: Context) -> dict[str, dict]:

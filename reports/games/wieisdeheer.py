@@ -186,7 +186,7 @@ def binary_share(values: pl.Series):
 
 def per_game_share(frame: pl.DataFrame, value: str):
     """Mean over games of the per-game mean of `value` (writers within a game are not independent)."""
-    g = frame.group_by("game").agg(pl.col(value).mean().alias("v"))["v"]
+    g = frame.group_by("game", maintain_order=True).agg(pl.col(value).mean().alias("v"))["v"]
     n = len(g)
     return share_interval(float(g.mean()), float(g.var()) if n > 1 else math.nan, n) if n else None
 
@@ -194,7 +194,7 @@ def per_game_share(frame: pl.DataFrame, value: str):
 def confidence_gap(writers: pl.DataFrame):
     """Stated probability minus right (0/1), averaged over a game's writers, then over games with a
     t-interval and the p-value of 'no gap' (writers within a game are not independent)."""
-    g = writers.group_by("game").agg((pl.col("stated") - pl.col("right")).mean().alias("gap"))["gap"]
+    g = writers.group_by("game", maintain_order=True).agg((pl.col("stated") - pl.col("right")).mean().alias("gap"))["gap"]
     return mean_interval(float(g.mean()), float(g.var()), len(g))
 
 

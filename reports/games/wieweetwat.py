@@ -270,7 +270,7 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
         aggs += moment_aggs(f"act{a}", {"drawn": _get("actions_drawn", a), "self": _get("action_self_change", a),
                                         "leader": _get("action_leader_change", a)})
         aggs += [_get("actions_drawn", a).var().alias(f"act{a}:var")]
-    return m.by_arm(ctx.scan, [a.name for a in arms], aggs)
+    return m.by_arm(ctx.arm_scan, [a.name for a in arms], aggs)
 
 
 def _mean(r: dict, key: str) -> Estimate:

@@ -108,7 +108,7 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
         for column, _ in SOURCES + ACTIONS:
             per_game[f"{q}:{column}"] = m.per_arm({a.name: policy_mean(a, q, column) for a in holders})
         per_game[f"{q}:score"] = m.per_arm({a.name: policy_mean(a, q, "score") for a in holders})
-    return m.by_arm(ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms]))
+    return m.by_arm(lambda name: ctx.arm_scan(name)
                     .select("arm", *[e.cast(pl.Float64).alias(k) for k, e in per_game.items()]),
                     [a.name for a in arms], [pl.len().alias("games")] + [x for k in per_game
                                                                          for x in m.moments(pl.col(k), k)])

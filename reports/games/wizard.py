@@ -186,9 +186,8 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
             pl.sum_horizontal([at("ex", p, r) for p in range(n_max)]) / players())
         per_game[f"round{r}:overbid"] = pl.when(played).then(pl.sum_horizontal([at("mi", p, r) for p in range(n_max)]))
         per_game |= {f"cell{r}.{p}": at("ex", p, r) for p in range(n_max)}
-    for arm in arms:
-        for q in dict.fromkeys(arm.policies):
-            per_game[f"policy:{arm.name}:{q}"] = m.per_arm({arm.name: policy_exact(arm, q)})
+    for q in dict.fromkeys(q for a in arms for q in a.policies):  # a column per policy, not per arm and policy
+        per_game[f"policy:{q}"] = m.per_arm({a.name: policy_exact(a, q) for a in arms if q in a.policies})
     dists = {"winning": winning_score(), "margin": margin(), "lowest": lowest_score(), "lost": points_lost()}
     per_game |= {f"dist:{k}": e for k, e in dists.items()}
     # the dealer is the last position (n - 1); a round's bids add up to the cards dealt when its overbid is 0
@@ -215,7 +214,7 @@ def _query(ctx: Context, arms: list[Arm]) -> pl.LazyFrame:
     aggs += [(c("dist:winning") < 0).sum().alias("negative_winner"),
              c("dist:winning").alias("value").value_counts().implode().alias("hist:winning"),  # a list per arm
              c("dist:margin").alias("value").value_counts().implode().alias("hist:margin")]
-    return m.by_arm(ctx.scan.filter(pl.col("arm").is_in([a.name for a in arms]))
+    return m.by_arm(lambda name: ctx.arm_scan(name)
                     .with_columns(misses().alias("_miss"))
                     .with_columns(exact_slots(c("_miss")).alias("_exact"))
                     .with_columns(slot_points(c("_miss"), c("_exact")).alias("_points"))
@@ -295,7 +294,7 @@ def _arm_stats(ctx: Context, arm: Arm, r: dict) -> dict:
             "cards": rr, "dealer_seat": (rr - 1 + n - 1) % n, "exact": _share(r, f"round{rr}:exact"),
             "bids_add_up": wilson(match, r[f"round{rr}:match:n"]), "overbid": _mean(r, f"round{rr}:overbid"),
             "by_position": [wilson(r[f"cell{rr}.{p}:sum"] or 0.0, r[f"cell{rr}.{p}:n"]) for p in range(n)]})
-    policies = [{"policy": q, "seats": policy_seats(arm, q), "exact": _share(r, f"policy:{arm.name}:{q}")}
+    policies = [{"policy": q, "seats": policy_seats(arm, q), "exact": _share(r, f"policy:{q}")}
                 for q in dict.fromkeys(arm.policies)]
     dist = {name: {st: r[f"dist:{name}:{st}"] for st in ("mean", "sd", "min", "p5", "p25", "p50", "p75", "p95", "max")}
             for name in ("winning", "margin", "lowest", "lost")}

@@ -22,7 +22,7 @@ def _queries(ctx: Context) -> list[pl.LazyFrame]:
               .explode(["score", "seat"])
               .group_by("arm", "seat", pl.col("score").alias("value")).len("count"))
     return [
-        m.by_arm(scan, [a.name for a in ctx.arms], aggs),
+        m.by_arm(ctx.arm_scan, [a.name for a in ctx.arms], aggs),
         scan.group_by("arm", pl.col("turns").alias("value")).len("count"),
         scan.group_by("arm", pl.col("rounds").alias("value")).len("count"),
         scores,

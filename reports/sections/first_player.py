@@ -154,7 +154,7 @@ def _unit_rows(ctx: Context) -> dict[str, dict]:
     whole deals by the spec) are averaged into one unit first, in game order so the bytes repeat."""
     k = ctx.max_players
     names = [a.name for a in ctx.arms]
-    frame = m.by_arm(ctx.every_game, names, _aggregations(k)).collect()
+    frame = m.by_arm(ctx.arm_games, names, _aggregations(k)).collect()
     rows = {r["arm"]: r | {"all_games": r["games"]} for r in frame.iter_rows(named=True)}
     for arm in (a for a in ctx.arms if a.rotate and a.name in rows):
         n = arm.players

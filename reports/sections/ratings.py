@@ -69,10 +69,9 @@ def _fit_group(ctx: Context, arms: list[Arm], players: list[str], balanced: bool
     if not seat_pairs:
         return None
     names = [a.name for a in arms]
-    scan = ctx.scan.filter(pl.col("arm").is_in(names))
     ahead = {(i, j): m.per_arm({a.name: m.beats(i, j, hsw) for a in arms if a.policies[i] != a.policies[j]})
              for i, j in seat_pairs}
-    sums = m.by_arm(scan, names, [pl.len().alias("games")]
+    sums = m.by_arm(ctx.arm_scan, names, [pl.len().alias("games")]
                     + [e.sum().alias(f"y{i}|{j}") for (i, j), e in ahead.items()]).collect()
     rows, by_arm = [], {r["arm"]: r for r in sums.iter_rows(named=True)}
     for a in arms:
@@ -96,7 +95,7 @@ def _fit_group(ctx: Context, arms: list[Arm], players: list[str], balanced: bool
     # products summed over games. Added in numpy, arm after arm in study order and game by game:
     # Polars' group_by adds a group's rows in whatever order its threads finish, which moved the
     # intervals' last bits from one report of the same data to the next.
-    parts = pl.collect_all([scan.filter(pl.col("arm") == a.name).select(pl.col("game"), *score) for a in arms])
+    parts = [ctx.arm_scan(a.name).select(pl.col("game"), *score).collect() for a in arms]  # see metrics.by_arm
     game = np.concatenate([p["game"].to_numpy() for p in parts])
     values = np.concatenate([p.select([f"s{k}" for k in range(q)]).to_numpy() for p in parts]).astype(float)
     seen, slot = np.unique(game, return_inverse=True)

@@ -94,7 +94,7 @@ def _measure(ctx: Context, base: Arm, player: str, arms: list[Arm]) -> SkillResu
                 .select(pl.col("game"),
                         m.per_arm({a.name: m.win_weight(_lone_seat(a)) for a in arms}).alias("x"),
                         m.per_arm({base.name: m.mean_over([m.win_weight(s) for s in range(base.players)])}).alias("b"))
-                .group_by("game").agg(pl.col("x").mean(), pl.col("b").mean()))
+                .group_by("game", maintain_order=True).agg(pl.col("x").mean(), pl.col("b").mean()))
     r = per_game.select(m.moments(pl.col("x"), "x") + m.moments(pl.col("x") - pl.col("b"), "d")).collect().row(0, named=True)
     share = share_interval(r["x:mean"], r["x:var"], r["x:n"])
     p = share_test(share, r["x:var"], base.fair)
