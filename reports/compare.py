@@ -77,12 +77,14 @@ class Comparison:
         }
 
 
-def _pair_query(scan: pl.LazyFrame, pair: Pair, measures: list[Measure]) -> pl.LazyFrame:
+def _pair_query(frame_of: Callable[[str], pl.LazyFrame], pair: Pair, measures: list[Measure]) -> pl.LazyFrame:
+    """The pair's sums over shared games; `frame_of(arm)` is the arm's own rows (metrics.by_arm)."""
+
     def side(arm: Arm) -> pl.LazyFrame:
         cols = [mm.expr(arm).cast(pl.Float64).alias(mm.key) for mm in measures if not mm.seat_range]
         if any(mm.seat_range for mm in measures):
             cols += [m.win_weight(s).alias(f"_w{s}") for s in range(arm.players)]
-        rows = scan.filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
+        rows = frame_of(arm.name).filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
         if not arm.rotate:
             return rows
         # an arm that rotates its seats: a deal's n rotations (consecutive games, whole deals by the
@@ -143,7 +145,8 @@ def compare_pairs(ctx: Context, pairs: list[Pair], measures: list[Measure]) -> d
     """{pair.key: [Comparison per measure]}; cached per (pair, measures) in the context."""
     todo = [p for p in pairs if ("compare", p.key, tuple(mm.key for mm in measures)) not in ctx._cache]
     if todo:
-        frames = pl.collect_all([_pair_query(ctx.every_game, p, measures) for p in todo])
+        # one pair at a time, each from its arms' own files: see metrics.by_arm
+        frames = [_pair_query(ctx.arm_games, p, measures).collect() for p in todo]
         for pair, frame in zip(todo, frames):
             row = frame.row(0, named=True)
             out = []

@@ -80,13 +80,13 @@ def _contrasts(ctx: Context, specs: list[tuple[dict[str, float], Callable[[Arm],
     for coefs, expr in specs:
         frame = None
         for k, name in enumerate(coefs):
-            side = (ctx.scan.filter(pl.col("arm") == name)
+            side = (ctx.arm_scan(name).filter(pl.col("arm") == name)
                     .select(pl.col("game"), expr(ctx.arm(name)).cast(pl.Float64).alias(f"v{k}")))
             frame = side if frame is None else frame.join(side, on="game", how="inner")
         value = pl.sum_horizontal([pl.col(f"v{k}") * c for k, c in enumerate(coefs.values())])
         queries.append(frame.select(m.moments(value, "d")))
     out = []
-    for frame in pl.collect_all(queries):
+    for frame in (q.collect() for q in queries):  # in turn: see metrics.by_arm
         r = frame.row(0, named=True)
         out.append(mean_interval(r["d:mean"], r["d:var"], r["d:n"], method="paired t"))
     return out
