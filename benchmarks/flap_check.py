@@ -94,7 +94,8 @@ def main(argv=None) -> int:
     runs, same = [], None
     for k in range(args.baseline_runs):
         runs.append(measure(games, patterns, fresh=fresh, same_games=same))
-        same = None if args.sized_each_run else games_of(runs[0])
+        if k == 0 and not args.sized_each_run:
+            same = games_of(runs[0])  # the later runs time the first's games
         print(f"baseline run {k + 1}/{args.baseline_runs}", flush=True)
     baseline = merge_runs(runs)
     kernels = [c["name"] for c in baseline["cases"] if c.get("kind") == "kernel"]
