@@ -194,7 +194,8 @@ def per_game_share(frame: pl.DataFrame, value: str):
 def confidence_gap(writers: pl.DataFrame):
     """Stated probability minus right (0/1), averaged over a game's writers, then over games with a
     t-interval and the p-value of 'no gap' (writers within a game are not independent)."""
-    g = writers.group_by("game", maintain_order=True).agg((pl.col("stated") - pl.col("right")).mean().alias("gap"))["gap"]
+    g = (writers.group_by("game", maintain_order=True)
+         .agg((pl.col("stated") - pl.col("right")).mean().alias("gap"))["gap"])
     return mean_interval(float(g.mean()), float(g.var()), len(g))
 
 
@@ -356,7 +357,9 @@ def _accusation_section(ctx: Context, writers: pl.DataFrame) -> Section | None:
                      text.pct(float(part["on_mole"].mean())), text.value_ci(brier), text.number(prior)])
         data[arm.name] = {"right": right.to_dict(), "stated": stated, "stated_minus_right": gap.to_dict(),
                           "brier": brier.to_dict(), "prior_brier": prior}
-        binned = part.with_columns(bin=pl.col("stated").cut(list(BINS[1:-1]), left_closed=True))
+        # the bin of each stated probability, left-closed (Polars renamed its `cut` between versions)
+        binned = part.with_columns(
+            bin=pl.Series(np.searchsorted(BINS[1:-1], part["stated"].to_numpy(), side="right")))
         for _, sub in binned.group_by("bin", maintain_order=True):
             if len(sub) < 30:
                 continue
