@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from kernels.wizard import enums as e
-from kernels.wizard.bid_model_nb import BONUS_SCALE
 
 SUIT_NAMES = ("hearts", "diamonds", "clubs", "spades")
 SUIT_LETTERS = "HDCS"
@@ -89,6 +88,8 @@ def _bid_values(arm, seat: int, values: list[tuple[int, int, int]]) -> str:
     """The search seat's view of its bids: each legal bid's mean score on its deals, and the bid
     bonus (SEARCH_BONUS) added to it; it bids the highest sum."""
     deals = dict(arm.seats[seat].params)["samples"]
+    from kernels.wizard.bid_model_nb import BONUS_SCALE  # here: importing sim imports no kernel module
+
     scale = BONUS_SCALE * deals
     parts = [f"{bid}: {total / scale:+.1f}" + (f" ({bonus / scale:+.1f})" if bonus else "")
              for bid, total, bonus in values]
