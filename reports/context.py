@@ -54,6 +54,11 @@ class Options:
         return opts
 
 
+def first_rotation(arm: Arm) -> pl.Expr:
+    """The games of a rotating arm that are a deal's first rotation (whole deals by the spec)."""
+    return pl.col("game") % arm.players == 0
+
+
 class Context:
     """One game of a study: its arms, one lazy scan, and a cache so a result computed by one
     section (seat shares, paired comparisons) is reused by the next instead of re-read."""
@@ -77,14 +82,14 @@ class Context:
         """`scan` of one arm, read from its own files (for `metrics.by_arm`)."""
         arm = self.arm(name)
         games = self.arm_games(name)
-        return games.filter(pl.col("game") % arm.players == 0) if arm.rotate else games
+        return games.filter(first_rotation(arm)) if arm.rotate else games
 
     @property
     def scan(self) -> pl.LazyFrame:
         """One row per game, games being independent: of an arm that rotates its seats, each deal's
         first rotation only (its other rotations replay the same cards; the seat shares and the paired
         comparisons read them all, by deal, through `every_game`)."""
-        keep = [(pl.col("arm") != a.name) | (pl.col("game") % a.players == 0) for a in self.arms if a.rotate]
+        keep = [(pl.col("arm") != a.name) | first_rotation(a) for a in self.arms if a.rotate]
         return self.every_game.filter(pl.all_horizontal(keep)) if keep else self.every_game
 
     @property
