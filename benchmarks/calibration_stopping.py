@@ -97,6 +97,23 @@ def exponential(mean):
     return lambda rng, shape: rng.exponential(mean, shape)
 
 
+def luck_adjusted_wins(rng, shape, measures: int = 6, adjust: bool = True):
+    """A constructed null for the luck adjustment: seat 0's win (0 or 1) minus 1/4, where each game's
+    chance to win is 1/4 moved by the luck of the draw (six zero-mean measures, uniform on -1..1, two of
+    which matter: 0.25 + 0.15 x0 - 0.08 x1, always within 0.02-0.48; the luck is 5% of the variance),
+    so the truth is 0. With `adjust`, the luck is regressed out as pipelines/stopping.stream_values
+    does: coefficients cross-fitted on batch 0 and applied unchanged to every later batch."""
+    from reports.stats import cross_fitted
+
+    x = rng.uniform(-1.0, 1.0, (*shape, measures))
+    won = rng.random(shape) < 0.25 + 0.15 * x[..., 0] - 0.08 * x[..., 1]
+    y = won.astype(float) - 0.25
+    if not adjust:
+        return y
+    first, beta = cross_fitted(y[0], x[0])
+    return np.vstack([first[None, :], y[1:] - x[1:] @ beta])
+
+
 def run(scenario: dict, replicates: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     out = [replicate(rng, **scenario) for _ in range(replicates)]
@@ -121,6 +138,9 @@ SCENARIOS = {
     # a skewed count, like game length: exponential with mean 100
     "exponential mean 100": dict(truth=100.0, draw=exponential(100.0), batches=100, size=200, pilot=5, target=3.0,
                                  null=100.0),
+    # seat 0's edge with the luck of the draw regressed out (a `luck = true` stop): truth 0
+    "seat-0 edge, luck-adjusted": dict(truth=0.0, draw=luck_adjusted_wins, batches=100, size=200, pilot=5,
+                                       target=0.01),
 }
 
 

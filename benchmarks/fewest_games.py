@@ -12,13 +12,15 @@ For each, four designs play the same arms (all seats the game's default heuristi
 - paired: the two arms of an effect on the same games (same study seed and game indices);
 - rotated: each deal once per seat rotation (`rotate = true`): the unit is the deal, the mean of
   its n rotations;
-- paired + rotated: both.
+- paired + rotated: both;
+- + luck (games that declare luck measures, `luck = true`: Knutten): each of the above with the luck
+  of the draw regressed out (reports/stats.luck_adjusted, cross-fitted): the units' variance times
+  1 - the share the measures remove.
 Games needed = (1.96 sd / 0.005)^2 units, times the games per unit (n for a rotated deal), times
 the arms the answer needs (2 for an effect): the figure is the total of games played. The sd is
 measured on N deals per arm; its standard error is about sd / sqrt(2N), so ratios are good to a
 few percent at the default size.
 
-The luck adjustment (control variates) is not measured here yet: no game declares a luck measure.
 """
 from __future__ import annotations
 
@@ -53,17 +55,22 @@ def seat0_weight(out) -> np.ndarray:
     return np.where(mask & 1, 1.0 / np.maximum(k, 1), 0.0)
 
 
-def play(game: str, rules: dict, rotate: bool, seed: int, games: int) -> np.ndarray:
+def play(game: str, rules: dict, rotate: bool, seed: int, games: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Seat 0's win weight per game and, for a game with luck measures, every seat's (games x
+    measures x seats, flattened per game)."""
     from sim.spec import ArmSpec
 
     policy = QUESTIONS[game][0]
-    arm = ArmSpec.make(game, PLAYERS, rules, policy, rotate=rotate)
+    info = ArmSpec.make(game, PLAYERS, rules, policy).info
+    arm = ArmSpec.make(game, PLAYERS, rules, policy, rotate=rotate, luck=bool(info.luck))
     runner = arm.info.runner()
-    parts = []
+    parts, lucks = [], []
     for first in range(0, games, 50_000):
         out, _ = runner.run_kernel(arm, seed, first, min(50_000, games - first))
         parts.append(seat0_weight(out))
-    return np.concatenate(parts)
+        if info.luck:
+            lucks.append(np.column_stack([out[c][:, :PLAYERS] for c in info.luck]).astype(float))
+    return np.concatenate(parts), (np.concatenate(lucks) if lucks else None)
 
 
 def needed(values: np.ndarray, per_unit: int, arms: int) -> float:
@@ -73,7 +80,14 @@ def needed(values: np.ndarray, per_unit: int, arms: int) -> float:
 
 def by_deal(x: np.ndarray) -> np.ndarray:
     """The mean over each deal's PLAYERS rotations (games g*PLAYERS .. g*PLAYERS+PLAYERS-1)."""
-    return x.reshape(-1, PLAYERS).mean(axis=1)
+    return x.reshape(-1, PLAYERS, *x.shape[1:]).mean(axis=1)
+
+
+def kept(y: np.ndarray, luck: np.ndarray) -> float:
+    """The share of y's variance left with the luck measures regressed out (cross-fitted)."""
+    from reports.stats import luck_adjusted
+
+    return 1.0 - luck_adjusted(y, luck).removed
 
 
 def measure(game: str, deals: int, seed: int) -> list[dict]:
@@ -84,10 +98,10 @@ def measure(game: str, deals: int, seed: int) -> list[dict]:
     rotated = {v: play(game, {rule: v}, True, seed, games) for v in (on, off)}
     seconds = time.perf_counter() - t0
     fair = 1.0 / PLAYERS
-    a, b = plain[on], plain[off]
+    (a, la), (b, lb) = plain[on], plain[off]
     # independent arms: game i of the second arm is another game than game i of the first
     b_other = np.roll(b, games // 2)
-    ra, rb = by_deal(rotated[on]), by_deal(rotated[off])
+    ra, rb = by_deal(rotated[on][0]), by_deal(rotated[off][0])
     rows = [
         {"question": f"{game}: seat 0's edge", "estimate": float(a.mean() - fair),
          "designs": {"independent": needed(a, 1, 1), "rotated": needed(ra, PLAYERS, 1)}},
@@ -96,6 +110,13 @@ def measure(game: str, deals: int, seed: int) -> list[dict]:
                      "rotated": needed(ra - np.roll(rb, len(rb) // 2), PLAYERS, 2),
                      "paired + rotated": needed(ra - rb, PLAYERS, 2)}},
     ]
+    if la is not None:
+        rla, rlb = by_deal(rotated[on][1]), by_deal(rotated[off][1])
+        edge, effect = rows[0]["designs"], rows[1]["designs"]
+        edge["luck"] = edge["independent"] * kept(a, la)
+        edge["rotated + luck"] = edge["rotated"] * kept(ra, rla)
+        effect["paired + luck"] = effect["paired"] * kept(a - b, np.hstack([la, lb]))
+        effect["paired + rotated + luck"] = effect["paired + rotated"] * kept(ra - rb, np.hstack([rla, rlb]))
     for row in rows:
         base = row["designs"]["independent"]
         row["fewer"] = {k: base / v if v else float("inf") for k, v in row["designs"].items()}
@@ -104,7 +125,8 @@ def measure(game: str, deals: int, seed: int) -> list[dict]:
 
 
 def show(rows: list[dict]) -> str:
-    designs = ["independent", "paired", "rotated", "paired + rotated"]
+    designs = [d for d in ("independent", "paired", "rotated", "paired + rotated", "luck", "paired + luck",
+                           "rotated + luck", "paired + rotated + luck") if any(d in r["designs"] for r in rows)]
     lines = ["| question | estimate (points) | " + " | ".join(designs) + " | best / independent |",
              "| --- | ---: |" + " ---: |" * len(designs) + " ---: |"]
     for r in rows:

@@ -7,7 +7,7 @@ trump cards, the ranks of those trumps, and cards ranked Q or higher. Seat 0's c
 the seats' are zero in expectation (the deal is exchangeable across seats), so they may be regressed
 out of seat 0's win weight without bias. The regression is fitted on the first half of the games and
 judged on the second (out-of-sample R^2); 1 / (1 - R^2) is how many times fewer games the adjustment
-would need. docs/stopping.md, "Luck adjustment", has the result.
+would need. docs/stopping.md, "Luck of the draw", has the result.
 """
 from __future__ import annotations
 

@@ -65,14 +65,45 @@ def _per_game(frame, study, arm, measure: str) -> np.ndarray:
     return np.asarray(x, dtype=float)
 
 
-def stream_values(frames: dict, study, streams) -> list[np.ndarray]:
+def luck_per_game(frame, arm) -> np.ndarray:
+    """An arm that measures luck: its luck measures (Game.luck) at every seat, one row per game in game
+    order (per deal, their mean, for an arm that rotates its seats, as per_game)."""
+    import polars as pl
+
+    x = frame.sort("game").select(*[pl.col(c).list.get(s).cast(pl.Float64).alias(f"{c}{s}")
+                                    for c in arm.info.luck for s in range(arm.players)]).to_numpy()
+    if not arm.rotate:
+        return x
+    whole = len(x) // arm.players * arm.players
+    return x[:whole].reshape(-1, arm.players, x.shape[1]).mean(axis=1)
+
+
+def stream_values(frames: dict, study, streams, fits: dict | None = None) -> list[np.ndarray]:
     """Per stream, the values of one batch index: an arm's, or the paired difference variant - baseline
-    (game i of both arms; a game where either value is undefined is left out)."""
-    out = []
-    for _, measure, arms in streams:
+    (game i of both arms; a game where either value is undefined is left out). With ``fits`` (a dict the
+    caller keeps over its batches, handed them from batch 0 on, in plan order), a stream whose arms all
+    measure luck gets the luck of the draw regressed out: its coefficients are fitted on batch 0
+    (cross-fitted there, reports.stats.cross_fitted) and applied unchanged to every later batch, so each
+    value keeps its mean and a look's interval stays valid however many looks follow."""
+    from reports.stats import cross_fitted
+
+    out, fitted = [], {}  # fits are kept only when every stream's values are made (a file may be mid-write)
+    for name, measure, arms in streams:
         values = [per_game(frames[a], study, study.arm(a), measure) for a in arms]
         x = values[0] if len(values) == 1 else values[1] - values[0]
-        out.append(x[np.isfinite(x)])
+        keep = np.isfinite(x)
+        x = x[keep]
+        if fits is not None and all(study.arm(a).luck for a in arms):
+            luck = np.hstack([luck_per_game(frames[a], study.arm(a)) for a in arms])[keep]
+            if name not in fits:  # batch 0: enough rows to fit both halves, else never adjusted
+                fitted[name] = None
+                if len(x) >= 4 * (luck.shape[1] + 1):
+                    x, fitted[name] = cross_fitted(x, luck)
+            elif fits[name] is not None:
+                x = x - luck @ fits[name]
+        out.append(x)
+    if fits is not None:
+        fits.update(fitted)
     return out
 
 
@@ -89,6 +120,7 @@ class Stopper:
                                 for _, _, arms in self.streams])
         self.landed: dict[int, set] = {}
         self.fed: set[int] = set()
+        self.luck_fits: dict = {}  # stream_values' luck coefficients, fitted on batch 0
 
     def _read(self, index: int) -> dict:
         import polars as pl
@@ -106,7 +138,7 @@ class Stopper:
         if index in self.fed or index < self.monitor.consumed:
             return
         self.fed.add(index)
-        looks = self.monitor.add(index, stream_values(self._read(index), self.study, self.streams))
+        looks = self.monitor.add(index, stream_values(self._read(index), self.study, self.streams, self.luck_fits))
         if looks:
             widest = looks[-1].widest()
             self.session.bar.set_postfix_str(
@@ -195,7 +227,9 @@ def run_stopping(study, session, say=None) -> dict:
         "pilot": pilot_b * bs,
         "rho2": monitor.rho2,
         "t_opt": monitor.t_opt,
-        "method": "asymptotic confidence sequence (Robbins normal mixture), batches in plan order",
+        "method": "asymptotic confidence sequence (Robbins normal mixture), batches in plan order"
+                  + ("; luck of the draw regressed out (coefficients fitted on batch 0)"
+                     if any(b is not None for b in stopper.luck_fits.values()) else ""),
         "stopped": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     directory.update_manifest(grow(final_b), stopped=record)
@@ -264,14 +298,13 @@ def plan_study(study, pilot: int = PLAN_PILOT, workers: int | None = None) -> li
     lines = [f"plan for study {study.name!r}: a pilot of {pilot:,} games per arm (seed {study.seed}), "
              f"measured now on this machine ({cost.workers or '?'} worker(s))"]
 
-    def sd(arm: str, measure: str, other: str | None = None) -> float:
+    def sd(arm: str, measure: str, other: str | None = None, luck: bool = False) -> float:
         """Per game; for an arm that rotates its seats, the sd of a deal's mean times sqrt(players): the
-        sd that gives the games needed directly."""
+        sd that gives the games needed directly. With `luck`, the luck of the draw regressed out where
+        the arms measure it (cross-fitted on the pilot), as a stop takes it."""
         a = study.arm(arm)
-        x = per_game(frames[arm], study, a, measure)
-        if other is not None:
-            x = x - per_game(frames[other], study, study.arm(other), measure)
-        x = x[np.isfinite(x)]
+        names = [other, arm] if other is not None else [arm]
+        (x,) = stream_values(frames, study, [("sd", measure, names)], fits={} if luck else None)
         per = math.sqrt(a.players) if a.rotate else 1.0
         return float(np.std(x, ddof=1)) * per if x.size > 1 else math.nan
 
@@ -286,11 +319,12 @@ def plan_study(study, pilot: int = PLAN_PILOT, workers: int | None = None) -> li
 
     if study.stop is not None:
         stop = study.stop
+        lucky = " with the luck of the draw regressed out" if all(a.luck for a in study.arms) else ""
         lines.append(f"[stop] {', '.join(stop.measures)} to +-{stop.half_width:g} ({stop.confidence:.0%} confidence "
-                     f"sequences), at most {stop.max_games:,} games per arm:")
+                     f"sequences{lucky}), at most {stop.max_games:,} games per arm:")
         need = 0
         for name, measure, arms in stop.streams([a.name for a in study.arms]):
-            s = sd(arms[-1], measure, arms[0] if len(arms) == 2 else None)
+            s = sd(arms[-1], measure, arms[0] if len(arms) == 2 else None, luck=True)
             if not (math.isfinite(s) and s > 0):
                 lines.append(f"  {name}: does not vary in the pilot (the first look settles it)")
                 continue

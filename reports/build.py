@@ -156,8 +156,9 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
     planned = {} if comp.unverified else comp.planned
     arms = [{"name": a.name, "game": a.game, "players": a.players, "rules": a.rules, "policies": list(a.policies),
              "deck": a.deck, "games": games.get(a.name, 0), "planned": planned.get(a.name)}
-            | ({"rotate": True} if a.rotate else {}) for a in dataset.all_arms]
+            | ({"rotate": True} if a.rotate else {}) | ({"luck": True} if a.luck else {}) for a in dataset.all_arms]
     rotated = [a["name"] for a in arms if a.get("rotate")]
+    lucky = [a["name"] for a in arms if a.get("luck")]
     header = {
         "dataset": {"path": str(dataset.root), "study": dataset.name, "fingerprint": dataset.fingerprint,
                     "seed": dataset.study.get("seed"), "games": sum(games.values()), "arms": arms},
@@ -192,7 +193,9 @@ def _header(dataset: Dataset, games: dict[str, int], options: Options) -> tuple[
                       "not verified" if comp.unverified else "",
                       f"{', '.join(rotated)}: each deal played once per seat rotation; the first-player section and "
                       "the comparisons take a deal as one unit, the other sections read each deal once (its first "
-                      "rotation), so they count one game per deal" if rotated else ""])))
+                      "rotation), so they count one game per deal" if rotated else "",
+                      f"{', '.join(lucky)}: the luck of the draw measured (section 'Luck of the draw')" if lucky
+                      else ""])))
     return header, table
 
 

@@ -127,6 +127,7 @@ class Arm:
     first: int = 0  # first game index (a search re-plays its best setting on games after its candidates')
     search: str = ""  # the [[search]] that made this arm ("" for the study's own arms)
     rotate: bool = False  # each deal played once per seat rotation: game g is deal g // players
+    luck: bool = False  # the rows hold the game's luck measures (reports/sections/luck.py)
 
     @property
     def fair(self) -> float:
@@ -236,6 +237,7 @@ class Dataset:
                       policies=policies, deck=a.get("data") or a.get("deck"), game_version=a.get("game_version"),
                       index=i, seat_params=seats if len(seats) == players else (), first=int(a.get("first", 0)),
                       rotate=a.get("rotate") is True,
+                      luck=a.get("luck") is True,
                       search=str(a.get("search", "")))
             # a search's candidates are read by its own section (reports/search.py), not the generic ones
             (candidates if a.get("search_role") == "candidate" else arms).append(arm)

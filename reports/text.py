@@ -87,9 +87,9 @@ def points(est: Estimate, digits: int | None = None) -> str:
             f"({signed(est.lo * 100, digits)} to {signed(est.hi * 100, digits)})")
 
 
-def points_cell(est: Estimate) -> str:
+def points_cell(est: Estimate, digits: int | None = None) -> str:
     """A difference of shares in a table whose header names the unit: '+4.1 (-0.9 to +9.6)'."""
-    return points(est).replace(" percentage points", "")
+    return points(est, digits).replace(" percentage points", "")
 
 
 def digits_for(x: float) -> int:

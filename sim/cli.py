@@ -120,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     p.add_argument("game", help="game name (see `kaartlab games`)")
     _arm_options(p)
+    p.add_argument("--luck", action="store_true",
+                   help="write the game's luck measures too, so that the report can take the luck of the "
+                        "draw out of seat 0's edge (`kaartlab games` says which games have them; the kernel "
+                        "runs a few per cent slower)")
     p.add_argument("--games", default="100000", help="games to play (default 100000)")
     p.add_argument("--name", default=None, help="study name (default: the game's name)")
     _run_options(p)
@@ -314,7 +318,7 @@ def _arm_from_args(args, game: str):
             raise SpecError("give the deck with --deck or with --data deck=FILE, not both")
         data["deck"] = args.deck
     return ArmSpec.make(game, args.players, _pairs("--rule", args.rule), args.policy, name="main",
-                        data=data, rotate=args.rotate)
+                        data=data, rotate=args.rotate, luck=getattr(args, "luck", False))
 
 
 # ---------------------------------------------------------------------------------- commands
@@ -325,7 +329,8 @@ def cmd_games(args) -> int:
     chosen = [get_game(args.game)] if args.game else list(games().values())
     for game in chosen:
         print(f"{game.name}  ({game.title}, {game.min_players}-{game.max_players} players, "
-              f"version {game.version}{'; can rotate its seats' if game.runner().rotates else ''}; "
+              f"version {game.version}{'; can rotate its seats' if game.runner().rotates else ''}"
+              f"{'; luck measures ' + ', '.join(game.luck) if game.luck else ''}; "
               f"rules explained in {game.rules_doc_path})")
         detail = args.game is not None  # one game: where each parameter comes from, too
         print("  rules:")

@@ -14,7 +14,8 @@ seed, first, count   int64: play games first .. first+count-1 of the study with 
 rule_i, rule_f       int64 / float64 arrays: the rule parameters, ints (bools 0/1, a choice's
                      index) apart from floats, in declaration order (enums RULE_I_ORDER, RULE_F_ORDER);
                      for an arm that rotates its seats (a game with `rotates`), rule_i ends with
-                     one more entry, 1 (kernels/rotation_nb.py)
+                     one more entry, 1 (kernels/rotation_nb.py); for an arm that measures luck
+                     (a game with luck measures, Game.luck), the rotation flag (0 or 1) and a 1
 seat_policy          int64[players]: each seat's policy id
 seat_i, seat_f       int64 / float64 [players, k]: each seat's player parameters, the game's
                      player parameters in declaration order (enums SEAT_I_ORDER, SEAT_F_ORDER);
@@ -95,8 +96,8 @@ class GameRunner:
     def kernel_inputs(self, arm) -> KernelInputs:
         game = self.game
         rule_i, rule_f = kernel_arrays(game.rules, arm.rule_values)
-        if arm.rotate:
-            rule_i = np.append(rule_i, np.int64(1))
+        if arm.rotate or arm.luck:  # the arm's flags after the rules: rotation, then luck
+            rule_i = np.append(rule_i, np.array([1 if arm.rotate else 0] + ([1] if arm.luck else []), np.int64))
         seat_i, seat_f = [], []
         for seat in arm.seats:
             values = {p.name: p.default for p in game.player_params} | dict(seat.params)

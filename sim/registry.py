@@ -88,6 +88,10 @@ class Game:
     data: tuple[DataInput, ...] = ()
     rules_doc: str = ""  # default docs/rules/<name>.md
     golden: str = ""  # glob of golden traces; default tests/golden/<name>_*.txt
+    # luck measures (issue 28): names of per-seat list columns that are sums of chance terms with
+    # expectation 0 at every seat whatever the players do (the luck of the draw); the report
+    # regresses them out of seat 0's win share (reports/sections/luck.py)
+    luck: tuple[str, ...] = ()
     strongest: str = ""  # the seat entry `kaartlab skill` pits against random players ("policy" or
     # "policy:name=value"); "" = every policy but random, and the report names the best
     player_params: tuple[Param, ...] = field(init=False)
@@ -105,6 +109,10 @@ class Game:
             raise ValueError(f"{self.name}: policy names and ids must be unique")
         if self.strongest and self.strongest.split(":")[0] not in {p.name for p in self.policies}:
             raise ValueError(f"{self.name}: strongest={self.strongest!r} names no policy of the game")
+        lists = {c.name for c in self.columns if c.is_list and c.length == "seats"}
+        for name in self.luck:
+            if name not in lists:
+                raise ValueError(f"{self.name}: luck measure {name!r} is not a per-seat list column")
         if not 1 <= self.min_players <= self.max_players:
             raise ValueError(f"{self.name}: players {self.min_players}..{self.max_players}")
 

@@ -176,7 +176,8 @@ class SearchSpec:
                         p.name == pname for p in info.policy(seat["policy"]).params):
                     seat[pname] = value
         return ArmSpec.make(self.base.game, self.base.players, rules, seats, name=name,
-                            data={d.name: d for d in self.base.data}, typed=True, rotate=self.base.rotate)
+                            data={d.name: d for d in self.base.data}, typed=True, rotate=self.base.rotate,
+                            luck=self.base.luck)
 
     def params_of(self, arm) -> dict:
         """The varied parameters' values in an arm made by ``arm``."""

@@ -228,6 +228,11 @@ def rotating_games() -> list[str]:
     return [name for name, info in games().items() if info.runner().rotates]
 
 
+def luck_games() -> list[str]:
+    """The games that declare luck measures (Game.luck)."""
+    return [name for name, info in games().items() if info.luck]
+
+
 @dataclass(frozen=True)
 class ArmSpec:
     name: str
@@ -237,11 +242,12 @@ class ArmSpec:
     seats: tuple[Seat, ...]  # seat 0 first
     data: tuple[DataValue, ...] = ()  # the data inputs given (the rest take the game's default)
     rotate: bool = False  # play each deal once per seat rotation (duplicate deals; docs/stopping.md)
+    luck: bool = False  # write the game's luck measures (Game.luck; docs/stopping.md, "Luck of the draw")
 
     @classmethod
     def make(cls, game: str, players, rules: dict | None = None, policies=None,
              name: str = "main", data: dict | None = None, deck=None, read=None, typed: bool = False,
-             rotate=False) -> ArmSpec:
+             rotate=False, luck=False) -> ArmSpec:
         """Validate user values (TOML or CLI text) into an arm; raises SpecError naming the problem.
         `deck` is a shorthand for data={"deck": deck}; `read` reads data paths (a dataset's);
         `typed`: the values come from a study file or study.json, where "4" is not a number."""
@@ -263,8 +269,13 @@ class ArmSpec:
         if rotate and not info.runner().rotates:
             raise SpecError(f"rotate=true: {info.name} cannot rotate its seats yet "
                             f"(games that can: {', '.join(rotating_games())})")
+        if not isinstance(luck, bool):
+            raise SpecError(f"luck={luck!r}: expected true or false")
+        if luck and not info.luck:
+            raise SpecError(f"luck=true: {info.name} declares no luck measures "
+                            f"(games that do: {', '.join(luck_games())})")
         arm = cls(name, info.name, players, resolve(info.rules, rules, "rule", f" for {info.name}", typed),
-                  make_seats(info, policies, players), values, rotate)
+                  make_seats(info, policies, players), values, rotate, luck)
         info.runner().check_arm(arm)
         return arm
 
@@ -273,7 +284,8 @@ class ArmSpec:
         """The arm a study.json records (data files read through `read`, relative to the dataset)."""
         files = {k: v["file"] for k, v in (data.get("data") or {}).items()}
         arm = cls.make(data["game"], data["players"], data["rules"], data["seats"],
-                       name=data["name"], data=files, read=read, typed=True, rotate=data.get("rotate", False))
+                       name=data["name"], data=files, read=read, typed=True, rotate=data.get("rotate", False),
+                       luck=data.get("luck", False))
         for value in arm.data:
             if value.sha256 != data["data"][value.name]["sha256"]:
                 raise SpecError(f"arm {arm.name!r}: data file {value.relpath} does not match the "
@@ -312,7 +324,8 @@ class ArmSpec:
         return {"name": self.name, "game": self.game, "game_version": self.info.version,
                 "players": self.players, "rules": dict(self.rules),
                 "policies": list(self.labels), "seats": [s.to_dict() for s in self.seats],
-                "data": {d.name: d.to_dict() for d in self.data}} | ({"rotate": True} if self.rotate else {})
+                "data": {d.name: d.to_dict() for d in self.data}} | ({"rotate": True} if self.rotate else {}) \
+            | ({"luck": True} if self.luck else {})
 
     def describe(self) -> str:
         info = self.info
@@ -320,7 +333,8 @@ class ArmSpec:
         return (f"{self.game}, {self.players} players, policies {','.join(self.labels)}"
                 + (f", rules {changed}" if changed else ", default rules")
                 + "".join(f", {d.name} file {d.sha256[:8]}" for d in self.data)
-                + (", seats rotated over each deal" if self.rotate else ""))
+                + (", seats rotated over each deal" if self.rotate else "")
+                + (", luck of the draw measured" if self.luck else ""))
 
 
 # ------------------------------------------------------------------------------------ studies
@@ -358,6 +372,11 @@ class StudySpec:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise SpecError(f"arm name {dupes[0]!r} is used twice")
+        for game in {a.game for a in self.arms}:
+            measured = {a.luck for a in self.arms if a.game == game}
+            if len(measured) > 1:
+                raise SpecError(f"some {game} arms measure luck (luck = true) and some do not: the arms of a "
+                                "game share one table layout, so set luck in [defaults] or in every arm")
         for arm in self.arms:
             if arm.rotate and (self.games % arm.players or self.batch_size % arm.players):
                 raise SpecError(f"arm {arm.name!r} rotates its {arm.players} seats over each deal: games "
@@ -493,7 +512,7 @@ def _as_tables(questions):
     return None if questions is None else [dict(q) if isinstance(q, dict) else q for q in questions]
 
 
-_ARM_KEYS = {"name", "game", "players", "rules", "policy", "seat", "data", "deck", "rotate"}
+_ARM_KEYS = {"name", "game", "players", "rules", "policy", "seat", "data", "deck", "rotate", "luck"}
 _SWEEP_KEYS = _ARM_KEYS | {"vary", "arms"}
 
 
@@ -529,7 +548,8 @@ def _sweeps(raw_sweeps, defaults: dict, arms: list[ArmSpec], base: Path) -> tupl
 
             def make_arm(arm_name, origin, rules, seats):
                 return ArmSpec.make(origin.game, origin.players, rules, seats, name=arm_name,
-                                    data={d.name: d for d in origin.data}, typed=True, rotate=origin.rotate)
+                                    data={d.name: d for d in origin.data}, typed=True, rotate=origin.rotate,
+                                    luck=origin.luck)
             sweep, new_arms = expand(name, raw.get("vary"), bases, make_arm)
         except SpecError as exc:
             raise SpecError(f"sweep {name!r}: {exc}") from None
@@ -558,7 +578,7 @@ def _arm_from_table(number: int, defaults: dict, raw: dict, base: Path) -> ArmSp
         data[key] = base / value
     return ArmSpec.make(merged["game"], merged["players"], rules, seats,
                         name=raw.get("name", f"arm{number}"), data=data, typed=True,
-                        rotate=merged.get("rotate", False))
+                        rotate=merged.get("rotate", False), luck=merged.get("luck", False))
 
 
 def _report_options(table) -> tuple[tuple[str, Any], ...]:

@@ -18,10 +18,11 @@ def arrow_type(dtype: str) -> pa.DataType:
 
 
 @lru_cache(maxsize=None)
-def table_schema(game: Game) -> pa.Schema:
-    """The common columns then the game's own. No column is ever null (absent values are -1), and
-    saying so lets Parquet skip the definition levels: a sixth of the write."""
-    columns = COMMON_COLUMNS + game.columns
+def table_schema(game: Game, luck: bool = True) -> pa.Schema:
+    """The common columns then the game's own; its luck measures (Game.luck) only with `luck`, for
+    arms that measure them. No column is ever null (absent values are -1), and saying so lets
+    Parquet skip the definition levels: a sixth of the write."""
+    columns = [c for c in COMMON_COLUMNS + game.columns if luck or c.name not in game.luck]
     return pa.schema([pa.field(c.name, arrow_type(c.dtype), nullable=False) for c in columns])
 
 
@@ -41,9 +42,10 @@ def seat_lists(values: np.ndarray, arrow_item: pa.DataType) -> pa.ListArray:
 
 def build_table(game: Game, arm, first: int, out: np.ndarray, lengths: dict[str, int]) -> pa.Table:
     """One row per game of `out` (the kernel's records): the runner's columns, then every record
-    field under its own name, list fields trimmed to their length for this arm."""
+    field under its own name (the luck measures only when the arm measures luck), list fields
+    trimmed to their length for this arm."""
     count = len(out)
-    schema = table_schema(game)
+    schema = table_schema(game, arm.luck)
     missing = [c.name for c in record_columns(game) if c.name not in out.dtype.names]
     if missing:
         raise KernelError(f"{game.name}: the kernel's record has no field for columns {missing}")
@@ -55,6 +57,8 @@ def build_table(game: Game, arm, first: int, out: np.ndarray, lengths: dict[str,
         "n_winners": pa.array(np.bitwise_count(winner_mask).astype(np.int8)),
     }
     for column in record_columns(game):
+        if column.name not in schema.names:  # a luck measure of an arm that does not measure luck
+            continue
         values = out[column.name]
         kind = schema.field(column.name).type
         if column.is_list:

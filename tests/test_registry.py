@@ -17,7 +17,7 @@ GAMES = sorted(games())
 ARROW = {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(), "int16": pa.int16(),
          "int8": pa.int8(), "bool": pa.bool_(), "float32": pa.float32()}
 ARROW.update({f"list<{k}>": pa.list_(pa.field("item", ARROW[k], nullable=False))
-              for k in ("int32", "int16", "int8")})
+              for k in ("int32", "int16", "int8", "float32")})
 
 
 def test_importing_sim_compiles_nothing():
@@ -88,8 +88,12 @@ def test_play_batch_writes_the_registered_columns(name):
     game = games()[name]
     arm = ArmSpec.make(name, game.min_players + 1, {}, game.policies[0].name)
     table = game.runner().play_batch(arm, 3, 10, 25)
-    expected = [(c.name, ARROW[c.dtype]) for c in COMMON_COLUMNS + game.columns]
+    expected = [(c.name, ARROW[c.dtype]) for c in COMMON_COLUMNS + game.columns if c.name not in game.luck]
     assert [(f.name, f.type) for f in table.schema] == expected
+    if game.luck:  # an arm that measures luck writes its columns too
+        lucky = ArmSpec.make(name, game.min_players + 1, {}, game.policies[0].name, luck=True)
+        assert [f.name for f in game.runner().play_batch(lucky, 3, 10, 25).schema] == \
+            [c.name for c in COMMON_COLUMNS + game.columns]
     assert not any(f.nullable for f in table.schema), "no column holds nulls (absent values are -1)"
     assert table.num_rows == 25
     assert table.column("game").to_pylist() == list(range(10, 35))

@@ -22,8 +22,10 @@ R_THRESHOLD, R_HAND_LIMIT, R_BITES_TO_END, R_JOHN_KNUT, R_HEAVY, R_HEAVY_END, R_
 RULE_I_ORDER = ("threshold", "hand_limit", "bites_to_end", "john_knut", "heavy_weather",
                 "heavy_bites_to_end", "stuck_empty_pile")
 RULE_F_ORDER = ()
-# rule_i's entry after the rules: 1 when the arm rotates its seats (kernels/rotation_nb.py)
+# rule_i's entry after the rules: 1 when the arm rotates its seats (kernels/rotation_nb.py); the
+# next, when there: 1 when the arm measures the luck of the draw (the LUCK_* columns)
 R_ROTATE = len(RULE_I_ORDER)
+R_LUCK = R_ROTATE + 1
 
 # Rule stuck_empty_pile: what a seat that cannot play does while the draw pile is empty.
 STUCK_BITE, STUCK_WAIT = 0, 1  # bite: the cannot-play rule; wait: skipped until nobody can play
@@ -76,6 +78,14 @@ MAX_DESIGNS = 64
 # Bite causes (trace and counters).
 B_SWARM, B_WIND, B_CANNOT, B_JOHN = 0, 1, 2, 3
 
+# Luck of the draw (the game contract's luck columns, written when the arm measures luck: R_LUCK):
+# per seat and kind of card, the cards of the kind it drew at random minus the kind's share of the
+# pile at each such draw. Each draw's term has expectation 0 given everything before it, so every
+# seat's sums do too, whatever the players do.
+LUCK_NEGATIVE, LUCK_COPY, LUCK_JOHN = 0, 1, 2  # a card whose first value is negative, `?`, John
+N_LUCK = 3
+NO_LUCK = N_LUCK  # any other card: counted in a slot of its own that is never read (no branch)
+
 # Per-game record, kept in the table's `rec` while a game is played and copied into `out[k]`.
 (O_WINNER_MASK, O_TURNS, O_ROUNDS, O_SWARM_BITES, O_WIND, O_CANNOT, O_RESHUFFLES, O_JOHN_IN_DECK,
  O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_JOHN_PLAYED_BY, O_JOHN_PLAYED_TURN, O_JOHN_TARGET, O_JOHN_BITES,
@@ -91,6 +101,8 @@ OUT_DTYPE = np.dtype([
     ("john_draws", np.int16), ("john_played_by", np.int8), ("john_played_turn", np.int32),
     ("john_target", np.int8), ("john_bites", np.int16), ("john_plays", np.int16),
     ("john_discards", np.int16), ("john_discarded_turn", np.int32),
+    ("luck_negative", np.float32, (MAX_PLAYERS,)), ("luck_copy", np.float32, (MAX_PLAYERS,)),
+    ("luck_john", np.float32, (MAX_PLAYERS,)),
 ], align=True)
 
 # Trace events: rows of TRACE_WIDTH int32 (code, then up to 5 arguments), at most TRACE_CAP a game.

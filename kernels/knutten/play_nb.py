@@ -13,12 +13,12 @@ from kernels.jit import inline, ix, kernel, njit
 from kernels.knutten.enums import (
     A_DISCARD, B_CANNOT, B_JOHN, B_SWARM, B_WIND, C_DESIGN, C_KIND, D_COPIES, D_KIND, E_BITE,
     E_CANNOT, E_COPY, E_DRAW, E_END, E_JOHN_DISCARD, E_JOHN_PLAY, E_PLAY, E_RESHUFFLE, E_ROUND,
-    E_SKIP, E_START, E_UNDER, E_WIND, K_COPY, K_JOHN, MAX_CARDS, MAX_DESIGNS, MAX_HAND,
-    MAX_PLAYERS, MAX_SAMPLES, MAX_TURNS, N_POLICIES, NO_OPTION, NO_SEAT, O_CANNOT, O_JOHN_BITES,
+    E_SKIP, E_START, E_UNDER, E_WIND, K_COPY, K_JOHN, LUCK_COPY, LUCK_JOHN, LUCK_NEGATIVE, MAX_CARDS, MAX_DESIGNS, MAX_HAND,
+    MAX_PLAYERS, MAX_SAMPLES, MAX_TURNS, N_LUCK, N_POLICIES, NO_OPTION, NO_SEAT, O_CANNOT, O_JOHN_BITES,
     O_JOHN_DISCARDED_TURN, O_JOHN_DISCARDS, O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_JOHN_IN_DECK,
     O_JOHN_PLAYED_BY, O_JOHN_PLAYED_TURN, O_JOHN_PLAYS, O_JOHN_TARGET, O_RESHUFFLES, O_ROUNDS,
     O_SWARM_BITES, O_TURNS, O_WIND, O_WINNER_MASK, P_SEARCH, R_BITES_TO_END, R_HAND_LIMIT, R_HEAVY,
-    R_HEAVY_END, R_JOHN_KNUT, R_STUCK, R_THRESHOLD, RULE_F_ORDER, RULE_I_ORDER, S_DISCARD_N,
+    R_HEAVY_END, R_JOHN_KNUT, R_LUCK, R_STUCK, R_THRESHOLD, RULE_F_ORDER, RULE_I_ORDER, S_DISCARD_N,
     S_JOHN_CARD, S_PENDING, S_PLAYERS, S_SWARM, S_SWARM_N, S_TRACE_N, SEAT_F_ORDER, SEAT_I_ORDER,
     SI_SAMPLES, SI_START, SKIP_EMPTY_HAND, SKIP_STUCK, START_CHOICES, STUCK_CHOICES, STUCK_WAIT,
     TRACE_WIDTH,
@@ -260,6 +260,8 @@ def reset_game_nb(t):
         t.rec[i] = 0
     for p in range(st[S_PLAYERS]):
         t.bites[p] = 0
+        for k in range(N_LUCK + 1):
+            t.luck[p, k] = 0.0
     st[S_TRACE_N] = 0
     place_john_nb(t, np.int64(NO_SEAT))
     t.rec[O_JOHN_IN_DECK] = 1 if st[S_JOHN_CARD] != NO_SEAT else 0
@@ -299,6 +301,11 @@ def write_out_nb(t, o):
     o.rounds = rec[O_ROUNDS]
     for p in range(t.st[S_PLAYERS]):  # seats beyond the players are left as they are (0)
         o.score[p] = t.bites[p]
+    if t.rules[R_LUCK]:
+        for p in range(t.st[S_PLAYERS]):
+            o.luck_negative[p] = t.luck[p, LUCK_NEGATIVE]
+            o.luck_copy[p] = t.luck[p, LUCK_COPY]
+            o.luck_john[p] = t.luck[p, LUCK_JOHN]
     o.swarm_bites = rec[O_SWARM_BITES]
     o.wind_calls = rec[O_WIND]
     o.cannot_play = rec[O_CANNOT]
@@ -366,9 +373,12 @@ def build_table_nb(ws, cards, designs, rule_i, seat_policy, seat_i):
 def args_are_sound_nb(count, rule_i, rule_f, seat_policy, seat_i, seat_f, cards, designs, out):
     """Cheap checks of the driver's arguments (BAD_ARGS otherwise): shapes, player count, policy
     ids, seat parameters, the rules the kernel's capacities depend on, and the deck's rows."""
-    if not shapes_ok_nb(count, 2, MAX_PLAYERS, seat_policy, rule_i, len(RULE_I_ORDER), rule_f,
-                        len(RULE_F_ORDER), seat_i, len(SEAT_I_ORDER), seat_f, len(SEAT_F_ORDER),
-                        out):
+    flags = rule_i.shape[0] - len(RULE_I_ORDER)  # rotation, then luck (kernels/knutten/enums.py)
+    if flags > 2 or (flags == 2 and not 0 <= rule_i[R_LUCK] <= 1):
+        return False
+    if not shapes_ok_nb(count, 2, MAX_PLAYERS, seat_policy, rule_i[:min(rule_i.shape[0], R_LUCK)],
+                        len(RULE_I_ORDER), rule_f, len(RULE_F_ORDER), seat_i, len(SEAT_I_ORDER),
+                        seat_f, len(SEAT_F_ORDER), out):
         return False
     n = seat_policy.shape[0]
     for p in range(n):

@@ -31,7 +31,7 @@ import numpy as np
 from kernels.jit import ix, njit
 from kernels.knutten import play_nb  # a module: play_nb's turn loop calls back into this one
 from kernels.knutten.enums import (
-    A_DISCARD, MAX_CARDS, MAX_HAND, MAX_TURNS, NO_SEAT, O_RESHUFFLES, O_TURNS, P_TRAP, S_CARDS,
+    A_DISCARD, MAX_CARDS, MAX_HAND, MAX_TURNS, NO_SEAT, N_LUCK, O_RESHUFFLES, O_TURNS, P_TRAP, S_CARDS,
     S_DESIGNS, S_DISCARD_N, S_JOHN_AT, S_JOHN_CARD, S_JOHN_SEAT, S_JOHN_WAITS, S_N, S_PILE_N, S_PLAYERS,
     S_SWARM_N, S_UNDER_HEAD, S_UNDER_N,
 )
@@ -147,8 +147,11 @@ def deal_hidden_nb(sim, p, unseen, u):
             sim.hand_designs[q, d] += 1
             if sim.hand_designs[q, d] >= 3:
                 sound = False
+    for kind in range(N_LUCK + 1):
+        sim.pile_luck[kind] = 0
     for j in range(k, u):
         sim.pile[j - k] = unseen[j]
+        sim.pile_luck[sim.card_luck[unseen[j]]] += 1.0
     ss[S_PILE_N] = u - k
     ss[S_JOHN_WAITS] = 0
     ss[S_JOHN_AT] = 0

@@ -23,8 +23,9 @@ from numba.extending import overload
 from kernels.jit import inline, ix, njit
 from kernels.knutten.enums import (
     C_A, C_B, C_DESIGN, C_KIND, E_DEAL, E_DRAW, K_COPY, K_JOHN, K_VALUE, MAX_CARDS, MAX_DESIGNS,
-    MAX_HAND, MAX_PLAYERS, NO_SEAT, N_OPTION_CLASSES, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE,
-    O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, R_ROTATE, S_CARDS, S_DESIGNS, S_DISCARD_N,
+    LUCK_COPY, LUCK_JOHN, LUCK_NEGATIVE, MAX_HAND, MAX_PLAYERS, NO_LUCK, NO_SEAT, N_LUCK,
+    N_OPTION_CLASSES, OC_COPY, OC_JOHN, OC_NEGATIVE, OC_VALUE,
+    O_JOHN_DRAWN_BY, O_JOHN_DRAWS, O_N, R_HAND_LIMIT, R_LUCK, R_ROTATE, S_CARDS, S_DESIGNS, S_DISCARD_N,
     S_JOHN_AT, S_JOHN_CARD, S_JOHN_SEAT, S_JOHN_WAITS, S_N, S_PENDING, S_PILE_N, S_PLAYERS,
     S_SHIFT, S_SWARM, S_SWARM_N, S_TRACE_N, S_UNDER_HEAD, S_UNDER_N, TRACE_CAP, TRACE_WIDTH,
 )
@@ -47,7 +48,7 @@ def _table_dtype(event_rows):
         ("designs", np.int64, (MAX_DESIGNS, 4)),  # per design: kind, a, b, copies (John last)
         ("card_design", np.uint8, MAX_CARDS),     # cards[:, C_DESIGN], unsigned: see design_nb
         ("card_play", np.int64, (MAX_CARDS, 4)),  # CP_* per card: see rules_nb.place_john_nb
-        ("rules", np.int64, 8),
+        ("rules", np.int64, 10),                  # rule_i: the rules, R_ROTATE, R_LUCK
         ("policies", np.int64, MAX_PLAYERS),
         ("start_choice", np.int64, MAX_PLAYERS),  # seat parameter `start` (START_*)
         ("samples", np.int64, MAX_PLAYERS),       # seat parameter `samples` (search)
@@ -72,6 +73,13 @@ def _table_dtype(event_rows):
         ("deal_rng", np.uint64, 1),            # the pile's draws (this round's deal stream)
         ("seat_rng", np.uint64, MAX_PLAYERS),  # each seat's random choices
         ("rec", np.int64, O_N),
+        ("card_luck", np.uint8, MAX_CARDS),       # LUCK_* kind of each card, or N_LUCK (none)
+        # cards of each luck kind in the plain deck, and in the pile's set with a waiting John (as
+        # floats: the luck of each draw multiplies them without a conversion)
+        ("deck_luck", np.float64, N_LUCK + 1),
+        ("pile_luck", np.float64, N_LUCK + 1),
+        ("luck", np.float64, (MAX_PLAYERS, N_LUCK + 1)),  # the game's luck so far, per seat and kind
+        ("places", np.float64, MAX_CARDS + 2),    # 1 / n: a product is cheaper than a division
         ("events", np.int32, (event_rows, TRACE_WIDTH)),
     ], align=True)
 
@@ -113,6 +121,16 @@ def card_play_row_nb(t, c):
 
 
 @njit
+def luck_kind_nb(kind, a):
+    """The LUCK_* kind of a card of `kind` (K_*) whose first value is `a`, or NO_LUCK."""
+    if kind == K_JOHN:
+        return LUCK_JOHN
+    if kind == K_COPY:
+        return LUCK_COPY
+    return LUCK_NEGATIVE if a < 0 else NO_LUCK
+
+
+@njit
 def set_deck_nb(t, cards, designs, john):
     """Copy the plain deck (cards rows kind, a, b, design; designs rows kind, a, b, copies) into
     the table and, if `john`, add John Knut as the last design and the last card."""
@@ -138,9 +156,16 @@ def set_deck_nb(t, cards, designs, john):
         st[S_JOHN_CARD] = n_cards
         n_cards += 1
         n_designs += 1
+    t.deck_luck[:] = 0
+    for n in range(1, MAX_CARDS + 2):
+        t.places[n] = 1.0 / n
     for c in range(n_cards):
         t.card_design[c] = t.cards[c, C_DESIGN]
         card_play_row_nb(t, c)
+        kind = luck_kind_nb(t.cards[c, C_KIND], t.cards[c, C_A])
+        t.card_luck[c] = kind
+        if kind != LUCK_JOHN:  # John never lies in a new pile's set: he waits for his place
+            t.deck_luck[kind] += 1.0
     st[S_CARDS] = n_cards
     st[S_DESIGNS] = n_designs
     st[S_JOHN_SEAT] = NO_SEAT
@@ -246,6 +271,7 @@ def new_pile_nb(t, rnd):
     for c in range(n_plain):
         pile[c] = c
     st[S_PILE_N] = n_plain
+    t.pile_luck[:] = t.deck_luck
     salt = t.deal_salt[rnd] if rnd < SALTED_ROUNDS else salt_nb(DEAL, rnd)
     t.deal_rng[0] = substream_nb(t, salt)  # rng_nb.deal_stream_nb(seed, game, rnd)
     st[S_JOHN_AT] = 0
@@ -256,6 +282,7 @@ def new_pile_nb(t, rnd):
         _, u = next_word_nb(substream_nb(t, salt_nb(EXTRA, rnd)))
         st[S_JOHN_AT] = n_plain - uniform_nb(u, n_plain + 1)
         st[S_JOHN_WAITS] = 1
+        t.pile_luck[LUCK_JOHN] = 1.0  # unseen, his place is any of the places left
     st[S_UNDER_N] = 0
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
@@ -282,11 +309,24 @@ def swarm_to_pile_nb(t):
         t.pile[n] = t.discard[i]
         n += 1
     st[S_PILE_N] = n
+    t.pile_luck[:] = 0
+    for i in range(n):
+        t.pile_luck[t.card_luck[t.pile[i]]] += 1.0
     st[S_SWARM_N] = 0
     st[S_DISCARD_N] = 0
     st[S_PENDING] = 0  # waiting ? cards left with the swarm: nothing is waiting any more
     for d in range(st[S_DESIGNS]):
         t.swarm_designs[d] = 0
+
+
+@inline
+def expect_luck_nb(t, p, places):
+    """Before seat p draws at random from the pile (its set and John's place, if he waits), one of
+    `places` being 1 / the places left: take each luck kind's chance of coming off from the seat's
+    luck."""
+    t.luck[ix(p), LUCK_NEGATIVE] -= t.pile_luck[LUCK_NEGATIVE] * places
+    t.luck[ix(p), LUCK_COPY] -= t.pile_luck[LUCK_COPY] * places
+    t.luck[ix(p), LUCK_JOHN] -= t.pile_luck[LUCK_JOHN] * places
 
 
 @inline
@@ -296,11 +336,22 @@ def draw_nb(t, p, event):
     st = t.st
     n = st[S_PILE_N]
     if n > st[S_JOHN_AT]:  # the set, before John's place if he waits in it (S_JOHN_AT 0 if not)
+        luck = t.rules[R_LUCK] != 0
+        if luck:
+            expect_luck_nb(t, p, t.places[ix(n + st[S_JOHN_WAITS])])
         i = randint_nb(t.deal_rng, n)
         card = t.pile[i]
         t.pile[i] = t.pile[n - 1]
         st[S_PILE_N] = n - 1
+        if luck:
+            kind = t.card_luck[card]  # no branch: a card of no luck kind counts in slot NO_LUCK
+            t.pile_luck[kind] -= 1.0
+            t.luck[ix(p), kind] += 1.0
     elif st[S_JOHN_WAITS]:  # John's place in a new pile
+        if t.rules[R_LUCK]:
+            expect_luck_nb(t, p, t.places[ix(n + 1)])
+            t.luck[ix(p), LUCK_JOHN] += 1.0
+            t.pile_luck[LUCK_JOHN] -= 1.0
         card = np.uint16(st[S_JOHN_CARD])
         st[S_JOHN_WAITS] = 0
         st[S_JOHN_AT] = 0
@@ -425,7 +476,8 @@ def wind_caller_nb(t, first):
 
 @njit
 def cards_conserved_nb(t):
-    """Checked mode: every card is in exactly one place, and John is where John is said to be."""
+    """Checked mode: every card is in exactly one place, John is where John is said to be, and (when
+    the arm measures luck) the pile's luck counts are its own."""
     st = t.st
     seen = np.zeros(st[S_CARDS], np.int64)
     for p in range(st[S_PLAYERS]):
@@ -436,8 +488,14 @@ def cards_conserved_nb(t):
         for d in range(st[S_DESIGNS]):
             if counted[d] != t.hand_designs[p, d]:
                 return False
+    luck = np.zeros(N_LUCK + 1, np.float64)
+    luck[LUCK_JOHN] = st[S_JOHN_WAITS]
     for i in range(st[S_PILE_N]):
         seen[t.pile[i]] += 1
+        luck[t.card_luck[t.pile[i]]] += 1
+    for k in range(N_LUCK + 1):  # the luck of a draw is taken against these counts
+        if t.rules[R_LUCK] and luck[k] != t.pile_luck[k]:
+            return False
     if st[S_JOHN_WAITS]:
         seen[st[S_JOHN_CARD]] += 1
     for i in range(st[S_UNDER_N]):

@@ -207,6 +207,7 @@ class Live:
 
         self.moments = [Moments() for _ in self.streams]
         self.consumed = 0  # batch indices 0..consumed-1 of every needed arm are in
+        self.luck_fits: dict = {}  # stream_values' luck coefficients, fitted on batch 0
 
     def update(self, root: Path) -> None:
         import polars as pl
@@ -222,7 +223,7 @@ class Live:
                 index = self.consumed
                 try:
                     frames = {arm: pl.read_parquet(root / arm / f"batch-{index:06d}.parquet") for arm in needed}
-                    values = stream_values(frames, self.study, self.streams)
+                    values = stream_values(frames, self.study, self.streams, self.luck_fits)
                 except Exception as exc:  # noqa: BLE001 - a file being replaced: look again next time
                     self.error = f"{type(exc).__name__}: {str(exc)[:200]}"
                     return

@@ -96,7 +96,7 @@ SAMPLES = IntParam(
 GAME = Game(
     name="knutten",
     title="Knutten",
-    version=2,
+    version=3,
     min_players=2,
     max_players=8,
     rules=(
@@ -150,7 +150,15 @@ GAME = Game(
         Column("john_plays", "int16", "times John was played"),
         Column("john_discards", "int16", "times John was discarded by passing a turn"),
         Column("john_discarded_turn", "int32", "turn number of the first discard (-1: never)"),
+        Column("luck_negative", "list<float32>", "luck of the draw in cards with a negative first "
+               "value (-10): such cards the seat drew at random minus their share of the pile at "
+               "each of its draws (expectation 0, whatever the players do)", "seats"),
+        Column("luck_copy", "list<float32>", "luck of the draw in ? cards (as luck_negative)",
+               "seats"),
+        Column("luck_john", "list<float32>", "luck of the draw in John Knut (as luck_negative; "
+               "his place in a new pile is any place left)", "seats"),
     ),
+    luck=("luck_negative", "luck_copy", "luck_john"),
     score=Score("bites", higher_wins=False),
     max_turns=1_000_000,
     data=(DataInput("deck", "the card list: [[card]] tables with values = [a, b] (or [a]) and "
