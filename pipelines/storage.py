@@ -249,7 +249,7 @@ class StudyDir:
         manifest["study"] = study.to_dict()
         for arm in study.arms:
             info = get_game(arm.game)
-            manifest.setdefault("games", {})[arm.game] = {"version": info.version, **info.score.to_dict()}
+            manifest.setdefault("games", {})[arm.game] = game_entry(info)
         if searches is not None:
             manifest["searches"] = searches
         if stopped is not None:  # why and when a [stop] study stopped (pipelines/stopping.py)
@@ -391,11 +391,17 @@ def delta_columns(schema: pa.Schema) -> dict[str, str]:
     return paths
 
 
+def game_entry(info) -> dict:
+    """study.json's `games.<game>`: the version, what the score counts and, for a game with luck
+    measures, their columns (the report reads the dataset, not the registry)."""
+    return {"version": info.version, **info.score.to_dict()} | ({"luck": list(info.luck)} if info.luck else {})
+
+
 def manifest_for(study: StudySpec, command: str = "") -> dict:
     games = {}
     for arm in study.arms:
         info = get_game(arm.game)
-        games[arm.game] = {"version": info.version, **info.score.to_dict()}
+        games[arm.game] = game_entry(info)
     return {"kaartlab_dataset": FORMAT, "fingerprint": study.fingerprint(),
             "study": study.to_dict(), "games": games, "provenance": provenance(command),
             "integrity": integrity.INTEGRITY}

@@ -111,6 +111,7 @@ class GameInfo:
     score: str = "score"  # what the score counts ("bites", "points")
     higher_score_wins: bool = True
     version: int | None = None
+    luck: tuple[str, ...] = ()  # the game's luck measures, per-seat columns (sim Game.luck)
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,8 @@ class Dataset:
         for arm in arms + candidates:
             g = games.get(arm.game, {})
             self.games[arm.game] = GameInfo(arm.game, str(g.get("score", "score")),
-                                            bool(g.get("higher_score_wins", True)), g.get("version"))
+                                            bool(g.get("higher_score_wins", True)), g.get("version"),
+                                            tuple(str(c) for c in g.get("luck") or ()))
 
     # -- manifest ---------------------------------------------------------------------------------
     def _read_manifest(self) -> dict:

@@ -45,7 +45,7 @@ def build_table(game: Game, arm, first: int, out: np.ndarray, lengths: dict[str,
     field under its own name (the luck measures only when the arm measures luck), list fields
     trimmed to their length for this arm."""
     count = len(out)
-    schema = table_schema(game, arm.luck)
+    schema = table_schema(game, getattr(arm, "luck", False))
     missing = [c.name for c in record_columns(game) if c.name not in out.dtype.names]
     if missing:
         raise KernelError(f"{game.name}: the kernel's record has no field for columns {missing}")

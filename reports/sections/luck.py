@@ -23,16 +23,13 @@ KEY = "luck"
 
 
 def luck_columns(ctx: Context) -> tuple[str, ...]:
-    """The game's luck measures, as the registry declares them (none for a game it does not know)."""
-    from sim.registry import games
-
-    game = games().get(ctx.game)
-    return game.luck if game is not None else ()
+    """The game's luck measures, as study.json names them (`games.<game>.luck`)."""
+    return ctx.info.luck
 
 
 def _arm_values(ctx: Context, arm: Arm, columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
     """(seat 0's win weight, the luck measures of every seat: games x (measures x seats)) in game
-    order, or None when the arm's rows have no luck columns (rows from before the game had them)."""
+    order, or None when the arm's rows lack a luck column."""
     scan = ctx.arm_games(arm.name)
     if not set(columns) <= set(scan.collect_schema().names()):
         return None
@@ -59,7 +56,7 @@ def compute(ctx: Context) -> dict:
     columns = luck_columns(ctx)
     if not columns:
         return {}
-    values = {a.name: v for a in ctx.arms if (v := _arm_values(ctx, a, columns)) is not None}
+    values = {a.name: v for a in ctx.arms if a.luck and (v := _arm_values(ctx, a, columns)) is not None}
     arms = {}
     for arm in ctx.arms:
         if arm.name in values:
