@@ -128,10 +128,10 @@ def test_bonus_fit_floors_a_flat_slope():
 @pytest.mark.parametrize("n", [3, 5])
 def test_search_bonus_cells_are_the_kernels(n):
     """The fit counts each seat-round in the cell the kernel reads its bonus from: the kind of
-    round (sampler_kind_nb of the turned card) and the seat's place in the round's bidding order
+    round (bonus_kind_nb of the turned card) and the seat's place in the round's bidding order
     (from the trace's bids); round 1, which has no bonus, in none."""
     from kernels.wizard import play_nb
-    from kernels.wizard.bid_model_nb import sampler_kind_nb
+    from kernels.wizard.bid_model_nb import bonus_kind_nb
 
     policies = np.full(n, 1, np.int64)  # heuristic: the cells do not depend on the player
     out = np.zeros(1, dtype=E.OUT_DTYPE)
@@ -149,7 +149,7 @@ def test_search_bonus_cells_are_the_kernels(n):
             if ev == E.EV_ROUND:
                 rd, order = rd + 1, 0
             elif ev == E.EV_BID:
-                kind = sampler_kind_nb(out["round_turned"][0, rd], n, rd + 1)
+                kind = bonus_kind_nb(out["round_turned"][0, rd], n, rd + 1)
                 want = kind * E.MAX_PLAYERS + order if rd > 0 else -1  # round 1: no bonus
                 assert cells[rd, seat] == want, (g, rd, seat)
                 order += 1

@@ -236,18 +236,18 @@ def log_bias(log, title: str, bias: np.ndarray, played: np.ndarray) -> None:
 
 def fit_bonus(n: int, deals: int = BONUS_DEALS, iterations: int = BONUS_ITERATIONS, seed: int = SEED,
               log=None) -> np.ndarray:
-    """The sampler's bid bonus of n players: int64[N_SAMPLER_KINDS, MAX_PLAYERS], tenths of a point
+    """The sampler's bid bonus of n players: int64[N_BONUS_KINDS, MAX_PLAYERS], tenths of a point
     per trick bid, by kind of round (turn kind, or the last round) and position. Self-play of
     `deals` rounds of every size per iteration (the same deals each time), all seats sampling with
     the current bonus (BonusFit)."""
     from kernels.wizard.bid_stats_nb import sampler_stats_nb
 
-    shape = (M.N_SAMPLER_KINDS, MAX_PLAYERS)
+    shape = (M.N_BONUS_KINDS, MAX_PLAYERS)
     fit = BonusFit(shape)
     for it in range(iterations):
         bid_sum = np.zeros(shape, dtype=np.int64)
         trick_sum = np.zeros(shape, dtype=np.int64)
-        rounds = np.zeros((M.N_SAMPLER_KINDS, 1))
+        rounds = np.zeros((M.N_BONUS_KINDS, 1))
         for r in range(1, N_CARDS // n + 1):
             b = np.zeros(shape, dtype=np.int64)
             t = np.zeros(shape, dtype=np.int64)
@@ -276,7 +276,7 @@ def search_sums(bonus: np.ndarray, games: int, seed: int) -> np.ndarray:
     from benchmarks.wizard_bidding import play
 
     sums = np.zeros((3,) + tuple(M.BONUS_SHAPE), dtype=np.int64)
-    size = M.N_SAMPLER_KINDS * MAX_PLAYERS
+    size = M.N_BONUS_KINDS * MAX_PLAYERS
     for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
         out = play("kernels", n, games, seed, 0, "search")["out"]
         rounds = N_CARDS // n
@@ -286,18 +286,18 @@ def search_sums(bonus: np.ndarray, games: int, seed: int) -> np.ndarray:
         keep = cell >= 0
         for i, values in enumerate((bids, tricks, np.ones_like(bids))):
             sums[i, n - MIN_PLAYERS] = np.bincount(cell[keep], values.ravel()[keep], size).reshape(
-                M.N_SAMPLER_KINDS, MAX_PLAYERS).astype(np.int64)
+                M.N_BONUS_KINDS, MAX_PLAYERS).astype(np.int64)
     return sums
 
 
 def bonus_cells(out: np.ndarray, n: int) -> np.ndarray:
     """The bonus cell of each seat in each round of full games (records `out` of n players):
     int64[games, rounds, n], kind * MAX_PLAYERS + bid position, as the kernel looks its bonus up
-    (the kernel's own bid_model_nb.sampler_kind_nb; the dealer of round rd is seat (n - 1 + rd) % n,
+    (the kernel's own bid_model_nb.bonus_kind_nb; the dealer of round rd is seat (n - 1 + rd) % n,
     so the first to bid is seat rd % n); -1 in round 1, which has no bonus (search_nb.search_bid_nb)."""
     rounds = N_CARDS // n
     turned = out["round_turned"][:, :rounds].astype(np.int64)
-    kind = np.vectorize(lambda t, r: int(M.sampler_kind_nb(t, n, r)))(turned, np.arange(1, rounds + 1))
+    kind = np.vectorize(lambda t, r: int(M.bonus_kind_nb(t, n, r)))(turned, np.arange(1, rounds + 1))
     pos = (np.arange(n)[None, :] - np.arange(rounds)[:, None]) % n
     cells = kind[:, :, None] * MAX_PLAYERS + pos[None, :, :]
     cells[:, 0] = -1

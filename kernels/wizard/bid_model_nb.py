@@ -55,20 +55,28 @@ FACTOR_SHAPE = (MAX_PLAYERS - MIN_PLAYERS + 1, MAX_ROUNDS, N_KINDS, MAX_PLAYERS)
 FACTOR_SCALE = 1000.0  # bid factors in thousandths (1000: the chances as measured)
 
 
-# The sampler's bid bonus cells: the turn kinds, with the last round of a full game (every card
-# dealt, no card turned) a kind of its own
+# The bid bonus cells of the sampler and the search player (SAMPLER_BONUS, SEARCH_BONUS): the turn
+# kinds, with the last round of a full game (every card dealt, no card turned) a kind of its own
 KIND_LAST = 3
-N_SAMPLER_KINDS = 4
-BONUS_SHAPE = (MAX_PLAYERS - MIN_PLAYERS + 1, N_SAMPLER_KINDS, MAX_PLAYERS)
+N_BONUS_KINDS = 4
+BONUS_SHAPE = (MAX_PLAYERS - MIN_PLAYERS + 1, N_BONUS_KINDS, MAX_PLAYERS)
 BONUS_SCALE = 10  # bonuses in tenths of a point per trick bid
 
 
 @njit
-def sampler_kind_nb(turned, n, r):
-    """The sampler's bonus kind of a round: its turn kind, or KIND_LAST for a full game's last."""
+def bonus_kind_nb(turned, n, r):
+    """A round's bid bonus cell: its turn kind, or KIND_LAST for a full game's last."""
     if r * n == N_CARDS:
         return KIND_LAST
     return turn_kind_nb(turned)
+
+
+@njit
+def add_bid_bonus_nb(totals, lo, hi, bonus, deals):
+    """Bids lo..hi valued on `deals` deals (totals[b - lo]: their summed scores) as scores in tenths
+    of a point plus `bonus` tenths per trick bid on every deal, the value the bidders maximise."""
+    for b in range(lo, hi + 1):
+        totals[b - lo] = BONUS_SCALE * totals[b - lo] + bonus * b * deals
 
 
 @njit

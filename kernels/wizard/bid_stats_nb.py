@@ -12,7 +12,7 @@ import numpy as np
 
 from kernels.jit import kernel
 from kernels.rng_nb import deal_stream_nb, seat_stream_nb
-from kernels.wizard.bid_model_nb import best_bid_nb, card_class_nb, sampler_kind_nb, turn_kind_nb
+from kernels.wizard.bid_model_nb import best_bid_nb, card_class_nb, bonus_kind_nb, turn_kind_nb
 from kernels.wizard.enums import MAX_PLAYERS, N_CARDS
 from kernels.wizard.policies_nb import (
     WS_H_SIZE, WS_I_SIZE, heuristic_trick_nb, heuristic_trump_nb, sampler_bid_nb,
@@ -66,10 +66,10 @@ def bid_stats_nb(seed, n, r, stream, first, count, table, factors, seen, won, bi
 @kernel
 def sampler_stats_nb(seed, n, r, stream, first, count, bonus, bid_sum, trick_sum):
     """Deals first..first+count-1 of the (n, r) round (deal d from deal_stream_nb(seed, d, stream)),
-    every seat bidding as the sampler with bid bonus bonus[kind, pos] (int64[N_SAMPLER_KINDS,
+    every seat bidding as the sampler with bid bonus bonus[kind, pos] (int64[N_BONUS_KINDS,
     MAX_PLAYERS], tenths of a point per trick; its deals from seat_stream_nb(seed, d, stream * 8 +
     seat)) and playing heuristically. Adds each seat's bid and tricks to bid_sum[kind, pos] and
-    trick_sum[kind, pos] (int64[N_SAMPLER_KINDS, MAX_PLAYERS], kinds of bid_model_nb.sampler_kind_nb)."""
+    trick_sum[kind, pos] (int64[N_BONUS_KINDS, MAX_PLAYERS], kinds of bid_model_nb.bonus_kind_nb)."""
     rng = np.zeros(1, dtype=np.uint64)
     seat_rng = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     deck = np.empty(N_CARDS, dtype=np.int64)
@@ -81,7 +81,7 @@ def sampler_stats_nb(seed, n, r, stream, first, count, bonus, bid_sum, trick_sum
     for d in range(first, first + count):
         rng[0] = deal_stream_nb(seed, d, stream)
         top = deal_nb(rng, deck, n, r, hands)
-        kind = sampler_kind_nb(top, n, r)
+        kind = bonus_kind_nb(top, n, r)
         trump = trump_of_turned_nb(top)
         if trump < 0:
             trump = heuristic_trump_nb(hands[n - 1])

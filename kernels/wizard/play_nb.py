@@ -19,7 +19,7 @@ from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, next_word_nb, seat_stream_nb
 from kernels.rotation_nb import deal_of_nb, held_hand_nb, rotating_nb
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
-from kernels.wizard.bid_model_nb import sampler_kind_nb
+from kernels.wizard.bid_model_nb import bonus_kind_nb
 from kernels.wizard.bid_tables import SEARCH_BONUS
 from kernels.wizard.enums import (
     EV_BID, EV_BID_VALUE, EV_DEAL, EV_END, EV_GAME, EV_PLAY, EV_ROUND, EV_SCORE, EV_TRICK, EV_TRUMP, EV_TURN,
@@ -36,7 +36,9 @@ from kernels.wizard.rules_nb import (
     lead_after_nb, legal_mask_nb, popcount_nb, rotate_hands_nb, round_score_nb, trick_value_nb,
     trump_of_turned_nb,
 )
-from kernels.wizard.search_nb import note_play_nb, search_bid_nb, search_card_nb, search_trump_nb
+from kernels.wizard.search_nb import (
+    note_play_nb, search_bid_nb, search_bonus_nb, search_card_nb, search_trump_nb, searches_bid_nb,
+)
 
 
 # Numba compiles a helper once for each tuple of argument types it is called with, and types a
@@ -64,10 +66,10 @@ def rounds_of_nb(n, rule_i):
 @njit
 def bid_values_nb(trace, tp, s, r, forbidden, bonus, samples, ws_i):
     """EV_BID_VALUE rows: what search_bid_nb left in ws_i, each legal bid's total and the bonus in
-    it (none in round 1, where the only legal bid needs no search when one is forbidden)."""
-    if r == 1 and forbidden >= 0:
+    it (searches_bid_nb: none when it did not search; search_bonus_nb: the bonus in the totals)."""
+    if not searches_bid_nb(r, forbidden):
         return tp
-    extra = bonus if r > 1 else 0
+    extra = search_bonus_nb(r, bonus)
     for b in range(r + 1):
         if b != forbidden:
             part = extra * b * samples
@@ -262,7 +264,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, out, trace, checked, w
                     seat_rng[s], u = next_word_nb(seat_rng[s])
                     b = random_bid_nb(u, r, forbidden_bid_nb(r, bsum, s == dealer, hook))
                 elif voids is not None and pol == P_SEARCH:
-                    bonus = SEARCH_BONUS[n - MIN_PLAYERS, sampler_kind_nb(turned, n, r), p]
+                    bonus = SEARCH_BONUS[n - MIN_PLAYERS, bonus_kind_nb(turned, n, r), p]
                     b = search_bid_nb(seat_rng, s, hands, trump, turned, n, r, dealer, bids, hook,
                                       strict_void, seat_i[s, SI_SAMPLES], ws_i, ws_h, bonus)
                     if tr:

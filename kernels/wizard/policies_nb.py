@@ -22,7 +22,7 @@ import numpy as np
 from kernels.jit import njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wizard.bid_model_nb import (
-    BONUS_SCALE, best_bid_nb, expected_tricks_nb, sampler_kind_nb, turn_kind_nb,
+    add_bid_bonus_nb, best_bid_nb, bonus_kind_nb, expected_tricks_nb, turn_kind_nb,
 )
 from kernels.wizard.bid_tables import BID_FACTOR, SAMPLER_BONUS, TRICK_CHANCE
 from kernels.wizard.enums import (
@@ -482,8 +482,7 @@ def sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, str
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids, lo, hi,
                               forbidden, np.int64(SAMPLER_DEALS), hook, strict_void, ws_i, ws_h)
     totals = ws_i[WS_BID_TOTALS:WS_BID_TOTALS + hi - lo + 1]
-    for b in range(lo, hi + 1):
-        totals[b - lo] = BONUS_SCALE * totals[b - lo] + bonus * b * SAMPLER_DEALS
+    add_bid_bonus_nb(totals, lo, hi, bonus, np.int64(SAMPLER_DEALS))
     return best_total_bid_nb(totals, lo, hi, forbidden, h)[0]
 
 
@@ -512,7 +511,7 @@ def choose_bid_nb(pol, rng, hand, trump, turned, n, r, seat, dealer, pos, bid_su
     if pol == P_RANDOM or ws_i is None:
         return random_bid_nb(seat_word_nb(rng, seat), r, forbidden)
     if pol == P_SAMPLER and ws_h is not None:
-        bonus = SAMPLER_BONUS[n - MIN_PLAYERS, sampler_kind_nb(turned, n, r), pos]
+        bonus = SAMPLER_BONUS[n - MIN_PLAYERS, bonus_kind_nb(turned, n, r), pos]
         return sampler_bid_nb(rng, hand, trump, turned, n, r, seat, dealer, bids, hook, strict_void,
                               ws_i, ws_h, np.int64(bonus))
     return heuristic_bid_nb(hand, trump, turned, n, r, pos, bid_sum_before, forbidden)

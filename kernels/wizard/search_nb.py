@@ -18,7 +18,7 @@ and hands[seat] only, never another seat's hand.
 import numpy as np
 
 from kernels.jit import njit
-from kernels.wizard.bid_model_nb import BONUS_SCALE
+from kernels.wizard.bid_model_nb import add_bid_bonus_nb
 from kernels.wizard.enums import FIRST_JESTER, FIRST_WIZARD, N_CARDS, VOID_SPECIAL
 from kernels.wizard.policies_nb import (
     WS_ALLOWED, WS_BID_TOTALS, WS_CARD_TOTALS, WS_COUNT, WS_DEAL, WS_ORDER, WS_PLAY, WS_TRICKS,
@@ -59,6 +59,20 @@ def allowed_cards_nb(void):
 
 # ---------------------------------------------------------------- bids and trump
 @njit
+def searches_bid_nb(r, forbidden):
+    """Whether the search values the bids: not in round 1 with a bid forbidden, where the other bid
+    is the only legal one."""
+    return not (r == 1 and forbidden >= 0)
+
+
+@njit
+def search_bonus_nb(r, bonus):
+    """The bid bonus the search adds in round r: none in round 1, where each seat plays its only card
+    as the playouts do (nothing to calibrate)."""
+    return np.int64(0) if r == 1 else np.int64(bonus)
+
+
+@njit
 def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, strict_void, samples,
                   ws_i, ws_h, bonus):
     """The seat's bid: every legal bid 0..r valued on `samples` common deals (bid_totals_nb), by
@@ -69,16 +83,13 @@ def search_bid_nb(rng, seat, hands, trump, turned, n, r, dealer, bids, hook, str
     hand = hands[seat]
     pos, bsum, forbidden, h = bid_situation_nb(hand, trump, turned, n, r, seat, dealer, bids,
                                                hook)
-    if r == 1 and forbidden >= 0:
+    if not searches_bid_nb(r, forbidden):
         return h  # the only legal bid
     rng[seat] = bid_totals_nb(rng[seat], hand, trump, turned, n, r, seat, dealer, pos, bids,
                               np.int64(0), r,
                               forbidden, samples, hook, strict_void, ws_i, ws_h)
-    if r == 1:
-        bonus = 0  # one card each: the playouts are the play itself, nothing to calibrate
     totals = ws_i[WS_BID_TOTALS:WS_BID_TOTALS + r + 1]
-    for b in range(r + 1):
-        totals[b] = BONUS_SCALE * totals[b] + bonus * b * samples
+    add_bid_bonus_nb(totals, np.int64(0), r, search_bonus_nb(r, bonus), samples)
     return best_total_bid_nb(totals, np.int64(0), r, forbidden, h)[0]
 
 
