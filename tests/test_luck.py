@@ -194,3 +194,55 @@ def test_the_kernel_refuses_a_bad_luck_flag():
         rule_i = np.concatenate([inputs.rule_i[:len(inputs.rule_i) - 2], flags]).astype(np.int64)
         with pytest.raises(KernelError, match="bad kernel arguments"):
             kn.RUNNER.run_kernel(arm, 1, 0, 5, inputs=inputs._replace(rule_i=rule_i))
+
+
+def test_a_stop_regresses_the_luck_out_with_coefficients_from_batch_0():
+    """stream_values: batch 0 is cross-fitted (its values are the cross-fitted ones, and the
+    coefficients kept are those fitted on all of it); a later batch takes those coefficients
+    unchanged; without `fits`, or for arms that do not measure luck, the values are the raw ones."""
+    import polars as pl
+
+    from pipelines.stopping import luck_per_game, per_game, stream_values
+    from reports.stats import cross_fitted
+
+    arms = [ArmSpec.make("knutten", 4, {"john_knut": j}, "cautious", name=n, luck=True)
+            for n, j in (("off", False), ("on", True))]
+    study = StudySpec("stop-luck", 5, 4000, 2000, arms)
+    streams = [("on - off seat0_edge", "seat0_edge", ["off", "on"])]
+    batch = {k: {a.name: pl.from_arrow(kn.RUNNER.play_batch(a, 5, k * 2000, 2000)) for a in arms} for k in (0, 1)}
+    raw = [per_game(batch[k]["on"], study, arms[1], "seat0_edge") - per_game(batch[k]["off"], study, arms[0], "seat0_edge")
+           for k in (0, 1)]
+    luck = [np.hstack([luck_per_game(batch[k][a.name], a) for a in arms]) for k in (0, 1)]
+    fits: dict = {}
+    (first,) = stream_values(batch[0], study, streams, fits)
+    expected, beta = cross_fitted(raw[0], luck[0])
+    assert np.allclose(first, expected) and np.allclose(fits[streams[0][0]], beta)
+    (second,) = stream_values(batch[1], study, streams, fits)
+    assert np.allclose(second, raw[1] - luck[1] @ beta)
+    assert np.var(second) < np.var(raw[1])
+    (plain,) = stream_values(batch[1], study, streams)
+    assert np.array_equal(plain, raw[1])
+
+
+def test_plan_gives_the_games_with_the_luck_taken_out():
+    """`kaartlab plan` of a [stop] over arms that measure luck says so, and its spread is the adjusted
+    one: smaller than the same study's without luck (the same games)."""
+    import re
+
+    from pipelines.stopping import plan_study
+
+    def plan(luck: bool) -> tuple[str, float]:
+        study = StudySpec.from_dict({
+            "name": "plan-luck", "seed": 5, "batch_size": 2000,
+            "defaults": {"game": "knutten", "players": 4, "policy": "cautious", "luck": luck},
+            "arm": [{"name": "off", "rules": {"john_knut": False}}, {"name": "on"}],
+            "stop": {"measure": "seat0_edge", "between": ["off", "on"], "half_width": 0.01,
+                     "max_games": 200_000}})
+        lines = plan_study(study, pilot=6000, workers=0)
+        head = next(line for line in lines if line.startswith("[stop]"))
+        sd = float(re.search(r"seat0_edge: sd ([0-9.]+) per game", "\n".join(lines)).group(1))
+        return head, sd
+
+    (lucky, sd_luck), (plain, sd_plain) = plan(True), plan(False)
+    assert "with the luck of the draw regressed out" in lucky and "luck" not in plain
+    assert sd_luck < 0.97 * sd_plain
