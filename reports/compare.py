@@ -77,25 +77,27 @@ class Comparison:
         }
 
 
-def _pair_query(frame_of: Callable[[str], pl.LazyFrame], pair: Pair, measures: list[Measure]) -> pl.LazyFrame:
-    """The pair's sums over shared games; `frame_of(arm)` is the arm's own rows (metrics.by_arm)."""
+def _side(frame_of: Callable[[str], pl.LazyFrame], arm: Arm, measures: list[Measure]) -> pl.LazyFrame:
+    """One arm's per-game values of the measures (per deal for an arm that rotates its seats), from
+    `frame_of(arm)`, the arm's own rows (metrics.by_arm)."""
+    cols = [mm.expr(arm).cast(pl.Float64).alias(mm.key) for mm in measures if not mm.seat_range]
+    if any(mm.seat_range for mm in measures):
+        cols += [m.win_weight(s).alias(f"_w{s}") for s in range(arm.players)]
+    rows = frame_of(arm.name).filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
+    if not arm.rotate:
+        return rows
+    # an arm that rotates its seats: a deal's n rotations (consecutive games, whole deals by the
+    # spec) averaged into one unit, in game order; pairs join arms of one design, so both sides
+    # rotate or neither does
+    n, names = arm.players, rows.collect_schema().names()[1:]
+    return rows.sort("game").select((pl.col("game") // n).reshape((-1, n)).arr.first().alias("game"),
+                                    *[pl.col(c).reshape((-1, n)).arr.mean().alias(c) for c in names])
 
-    def side(arm: Arm) -> pl.LazyFrame:
-        cols = [mm.expr(arm).cast(pl.Float64).alias(mm.key) for mm in measures if not mm.seat_range]
-        if any(mm.seat_range for mm in measures):
-            cols += [m.win_weight(s).alias(f"_w{s}") for s in range(arm.players)]
-        rows = frame_of(arm.name).filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
-        if not arm.rotate:
-            return rows
-        # an arm that rotates its seats: a deal's n rotations (consecutive games, whole deals by the
-        # spec) averaged into one unit, in game order; pairs join arms of one design, so both sides
-        # rotate or neither does
-        n, names = arm.players, rows.collect_schema().names()[1:]
-        return rows.sort("game").select((pl.col("game") // n).reshape((-1, n)).arr.first().alias("game"),
-                                        *[pl.col(c).reshape((-1, n)).arr.mean().alias(c) for c in names])
 
+def _pair_query(side_a: pl.LazyFrame, side_b: pl.LazyFrame, pair: Pair, measures: list[Measure]) -> pl.LazyFrame:
+    """The pair's sums over shared games, from each arm's `_side`."""
     # rows in arm a's order: a hash join's own order varies from run to run, and with it the sums' last bits
-    joined = side(pair.a).join(side(pair.b), on="game", how="inner", suffix=":b", maintain_order="left")
+    joined = side_a.join(side_b, on="game", how="inner", suffix=":b", maintain_order="left")
     aggs = [pl.len().alias("games")]
     for mm in measures:
         if mm.seat_range:
@@ -145,8 +147,15 @@ def compare_pairs(ctx: Context, pairs: list[Pair], measures: list[Measure]) -> d
     """{pair.key: [Comparison per measure]}; cached per (pair, measures) in the context."""
     todo = [p for p in pairs if ("compare", p.key, tuple(mm.key for mm in measures)) not in ctx._cache]
     if todo:
-        # one pair at a time, each from its arms' own files: see metrics.by_arm
-        frames = [_pair_query(ctx.arm_games, p, measures).collect() for p in todo]
+        # each arm's values read once from its own files and kept (a study of many arms has many more
+        # pairs than arms), then one pair at a time: see metrics.by_arm
+        sides: dict[str, pl.DataFrame] = {}
+
+        def side(arm: Arm) -> pl.LazyFrame:
+            if arm.name not in sides:
+                sides[arm.name] = _side(ctx.arm_games, arm, measures).collect()
+            return sides[arm.name].lazy()
+        frames = [_pair_query(side(p.a), side(p.b), p, measures).collect() for p in todo]
         for pair, frame in zip(todo, frames):
             row = frame.row(0, named=True)
             out = []

@@ -367,7 +367,17 @@ class Dataset:
         of tables that seat one player everywhere and differ in that player's parameters.
 
         The baseline is the arm with the lower value when a single rule differs (0 -> 1 for a
-        switch), otherwise the earlier arm in the study."""
+        switch), otherwise the earlier arm in the study. Worked out once per game (every question
+        and section asks, and a study of many arms has many pairs)."""
+        if game not in self._variant_pairs:
+            self._variant_pairs[game] = self._find_variant_pairs(game)
+        return list(self._variant_pairs[game])
+
+    @cached_property
+    def _variant_pairs(self) -> dict[str, list[Pair]]:
+        return {}
+
+    def _find_variant_pairs(self, game: str) -> list[Pair]:
         pairs = []
         for a, b in combinations(self.arms_of(game), 2):
             if self.sweep_of(a.name) is not None and self.sweep_of(a.name) == self.sweep_of(b.name):
