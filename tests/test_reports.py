@@ -443,3 +443,23 @@ def test_the_arms_table_shows_each_arm_where_it_differs_from_most_arms():
     cells, _, usual = rule_cells([{"x": 1}, {"x": 2}])
     assert cells == ["-", "x=2"] and usual == {"x": 1}
     assert rule_cells([base, dict(base)])[0] == ["-", "-"]
+
+
+def test_a_forest_of_many_pairs_shows_the_clearest_changes(tmp_path):
+    """Ten arms that differ in the threshold make 45 variant pairs: the figure shows the 40 whose
+    changes are clearest (the furthest thresholds: their games grow longest) and says so; every pair
+    stays in the section's numbers."""
+    from reports.sections import variants
+
+    arms = [FakeArm(f"t{t}", games=400, rules={"threshold": t}, turns_shift=3.0 * i)
+            for i, t in enumerate(range(25, 35))]
+    write_study(tmp_path, arms)
+    paths = build_report(tmp_path)
+    summary = json.loads(paths["json"].read_text())
+    assert len(summary["sections"]["variants"]["data"]["pairs"]) == 45
+    assert "the 40 of 45 pairs with the clearest changes" in paths["html"].read_text()
+    ctx = Context(Dataset(tmp_path), "knutten")
+    ctx.family.collecting = True  # the comparisons alone, without the report's correction
+    comps = variants.comparisons(ctx, ctx.dataset.variant_pairs("knutten"))
+    ranked = sorted(comps, key=lambda k: -variants._clearness(comps[k]))
+    assert set(ranked[0].split(" vs ")) == {"t25", "t34"}

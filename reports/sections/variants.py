@@ -1,6 +1,8 @@
 """Variant comparison: arms of the same game, players and policies that differ in rules only."""
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from reports import metrics as m
@@ -153,9 +155,25 @@ def wide_table(by_key: dict[str, Pair], comps: dict[str, list[Comparison]]) -> T
                       "summary.json")
 
 
+FIGURE_PAIRS = 40  # beyond this many pairs the figure shows the clearest changes (a forest of thousands is unreadable)
+
+
+def _clearness(cs: list[Comparison]) -> float:
+    """How clearly a pair changes anything: its largest |paired change| / half-width over the measures."""
+    ratios = [abs(c.paired.value) / ((c.paired.hi - c.paired.lo) / 2) for c in cs
+              if math.isfinite(c.paired.value) and c.paired.hi > c.paired.lo]
+    return max(ratios, default=0.0)
+
+
 def comparison_figure(comps: dict[str, list[Comparison]], title: str, keys=FIGURE_MEASURES) -> Figure:
-    """The core measures of every pair, one panel each (a measure the rules fix is left out)."""
+    """The core measures of every pair, one panel each (a measure the rules fix is left out); of more
+    than FIGURE_PAIRS pairs, the FIGURE_PAIRS with the clearest changes, in study order."""
     comps = {k: [c for c in cs if (keys is None or c.measure.key in keys) and not c.fixed] for k, cs in comps.items()}
+    if len(comps) > FIGURE_PAIRS:
+        keep = set(sorted(comps, key=lambda k: -_clearness(comps[k]))[:FIGURE_PAIRS])
+        title += (f" (the {FIGURE_PAIRS} of {len(comps):,} pairs with the clearest changes; every pair is in the "
+                  "table and summary.json)")
+        comps = {k: cs for k, cs in comps.items() if k in keep}
     frame = comparison_frame(comps)
     return plots.forest(frame, "pair", "diff", "lo", "hi", panel="measure", lo2="lo_unpaired", hi2="hi_unpaired",
                         ref=0.0, percent="share", title=title)
