@@ -246,3 +246,13 @@ def test_plan_gives_the_games_with_the_luck_taken_out():
     (lucky, sd_luck), (plain, sd_plain) = plan(True), plan(False)
     assert "with the luck of the draw regressed out" in lucky and "luck" not in plain
     assert sd_luck < 0.97 * sd_plain
+
+
+def test_too_few_games_say_the_luck_explains_nothing(tmp_path):
+    from pipelines.run import run_study
+
+    arm = ArmSpec.make("knutten", 4, {}, "cautious", name="tiny", luck=True)
+    run_study(StudySpec("luck-tiny", 3, 40, 40, (arm,)), str(tmp_path), workers=0, progress=False)
+    sec = json.loads(build_report(tmp_path)["json"].read_text())["sections"]["luck"]
+    assert sec["data"]["arms"]["tiny"]["variance_removed"] == 0.0
+    assert "explains almost none" in sec["verdicts"][0]

@@ -39,7 +39,7 @@ def _arm_values(ctx: Context, arm: Arm, columns: tuple[str, ...]) -> tuple[np.nd
     return frame["w0"].to_numpy(), frame.drop("w0").to_numpy()
 
 
-def _paired(ctx: Context, columns) -> list[tuple[str, str]]:
+def _paired(ctx: Context) -> list[tuple[str, str]]:
     """The study's two-arm `compare` questions whose arms pair game by game (same players and
     rotation), for the adjusted effect on seat 0's edge."""
     pairs = []
@@ -63,7 +63,7 @@ def compute(ctx: Context) -> dict:
             y, x = values[arm.name]
             arms[arm.name] = luck_adjusted(y, x, arm.players if arm.rotate else 1)
     effects = {}
-    for base, other in _paired(ctx, columns):
+    for base, other in _paired(ctx):
         if base in values and other in values:
             (yb, xb), (yo, xo) = values[base], values[other]
             n = min(len(yb), len(yo))
@@ -93,11 +93,16 @@ def section(ctx: Context) -> Section | None:
     arms, effects = data["arms"], data["effects"]
     sec = Section(key=ctx.key(KEY), title=ctx.title("Luck of the draw"))
     best = max(arms.items(), key=lambda kv: kv[1].removed)
-    sec.verdicts = [
-        f"The luck of the draw ({', '.join(data['columns'])}) explains {text.pct(best[1].removed, 0)} of the "
-        f"variance of seat 0's win share in {best[0]}: with it regressed out, the same interval needs "
-        f"{text.pct(best[1].games_ratio, 0)} of the games. The adjusted estimate has the same mean, so where "
-        f"the two intervals disagree it is chance; the adjusted one is the narrower."]
+    measures = ", ".join(data["columns"])
+    if best[1].removed < 0.005:  # too few games to fit, or measures that do not track the outcome
+        sec.verdicts = [f"The luck of the draw ({measures}) explains almost none of the variance of seat 0's "
+                        "win share here: the adjusted intervals are as wide as the raw ones."]
+    else:
+        sec.verdicts = [
+            f"The luck of the draw ({measures}) explains {text.pct(best[1].removed, 0)} of the variance of seat "
+            f"0's win share in {best[0]}: with it regressed out, the same interval needs "
+            f"{text.pct(best[1].games_ratio, 0)} of the games. The adjusted estimate has the same mean, so where "
+            f"the two intervals disagree it is chance; the adjusted one is the narrower."]
     head = ["arm", "seat 0's edge, points (95%)", "luck-adjusted (95%)", "variance removed", "units"]
     rows = [_row(name, fit, -ctx.arm(name).fair) for name, fit in arms.items()]
     sec.tables.append(Table("Seat 0's edge with and without the luck of the draw", head, rows,
