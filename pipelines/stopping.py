@@ -68,10 +68,9 @@ def _per_game(frame, study, arm, measure: str) -> np.ndarray:
 def luck_per_game(frame, arm) -> np.ndarray:
     """An arm that measures luck: its luck measures (Game.luck) at every seat, one row per game in game
     order (per deal, their mean, for an arm that rotates its seats, as per_game)."""
-    import polars as pl
+    from reports.metrics import seat_values
 
-    x = frame.sort("game").select(*[pl.col(c).list.get(s).cast(pl.Float64).alias(f"{c}{s}")
-                                    for c in arm.info.luck for s in range(arm.players)]).to_numpy()
+    x = frame.sort("game").select(*seat_values(arm.info.luck, arm.players)).to_numpy()
     if not arm.rotate:
         return x
     whole = len(x) // arm.players * arm.players

@@ -33,6 +33,11 @@ def shared_win() -> pl.Expr:
     return (pl.col("n_winners") > 1).alias("shared_win")
 
 
+def seat_values(columns, players: int) -> list[pl.Expr]:
+    """Per-seat list columns as one float column per column and seat ("luck_copy2"), column by column."""
+    return [pl.col(c).list.get(s).cast(pl.Float64).alias(f"{c}{s}") for c in columns for s in range(players)]
+
+
 def win_weight_at(seat_column: str, players: int) -> pl.Expr:
     """Win weight of the seat named by an integer column (e.g. who drew a card); null when -1."""
     expr = pl.when(pl.col(seat_column) == 0).then(win_weight(0))

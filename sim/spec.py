@@ -372,7 +372,7 @@ class StudySpec:
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise SpecError(f"arm name {dupes[0]!r} is used twice")
-        for game in {a.game for a in self.arms}:
+        for game in sorted({a.game for a in self.arms}):
             measured = {a.luck for a in self.arms if a.game == game}
             if len(measured) > 1:
                 raise SpecError(f"some {game} arms measure luck (luck = true) and some do not: the arms of a "

@@ -9,7 +9,6 @@ tracks the outcome, narrows the interval: a control variate (stats.luck_adjusted
 from __future__ import annotations
 
 import numpy as np
-import polars as pl
 
 from reports import metrics as m
 from reports import text
@@ -33,9 +32,7 @@ def _arm_values(ctx: Context, arm: Arm, columns: tuple[str, ...]) -> tuple[np.nd
     scan = ctx.arm_games(arm.name)
     if not set(columns) <= set(scan.collect_schema().names()):
         return None
-    frame = scan.sort("game").select(
-        m.win_weight(0), *[pl.col(c).list.get(s).cast(pl.Float64).alias(f"{c}{s}")
-                           for c in columns for s in range(arm.players)]).collect()
+    frame = scan.sort("game").select(m.win_weight(0), *m.seat_values(columns, arm.players)).collect()
     return frame["w0"].to_numpy(), frame.drop("w0").to_numpy()
 
 
