@@ -39,13 +39,16 @@ def per_game(frame, study, arm, measure: str) -> np.ndarray:
     """One arm's per-game values of a measure, in game order: seat 0's win weight minus the fair share
     (seat0_edge), turns, rounds, the mean score per seat (score) or the game's own measure; of an arm that
     rotates its seats, per deal."""
-    x = _per_game(frame.sort("game"), study, arm, measure)
+    return _per_deal(_per_game(frame.sort("game"), study, arm, measure), arm)
+
+
+def _per_deal(x: np.ndarray, arm) -> np.ndarray:
+    """Rows in game order as they are, or for an arm that rotates its seats a deal's rotations as one
+    row, their mean (batches hold whole deals; a pilot may end inside one, left out)."""
     if not arm.rotate:
         return x
-    # an arm that rotates its seats: a deal's rotations are one value, their mean (batches hold whole deals;
-    # a pilot may end inside one, left out)
     whole = len(x) // arm.players * arm.players
-    return x[:whole].reshape(-1, arm.players).mean(axis=1)
+    return x[:whole].reshape(-1, arm.players, *x.shape[1:]).mean(axis=1)
 
 
 def _per_game(frame, study, arm, measure: str) -> np.ndarray:
@@ -70,11 +73,7 @@ def luck_per_game(frame, arm) -> np.ndarray:
     order (per deal, their mean, for an arm that rotates its seats, as per_game)."""
     from reports.metrics import seat_values
 
-    x = frame.sort("game").select(*seat_values(arm.info.luck, arm.players)).to_numpy()
-    if not arm.rotate:
-        return x
-    whole = len(x) // arm.players * arm.players
-    return x[:whole].reshape(-1, arm.players, x.shape[1]).mean(axis=1)
+    return _per_deal(frame.sort("game").select(*seat_values(arm.info.luck, arm.players)).to_numpy(), arm)
 
 
 def stream_values(frames: dict, study, streams, fits: dict | None = None) -> list[np.ndarray]:

@@ -83,7 +83,7 @@ def _side(frame_of: Callable[[str], pl.LazyFrame], arm: Arm, measures: list[Meas
     cols = [mm.expr(arm).cast(pl.Float64).alias(mm.key) for mm in measures if not mm.seat_range]
     if any(mm.seat_range for mm in measures):
         cols += [m.win_weight(s).alias(f"_w{s}") for s in range(arm.players)]
-    rows = frame_of(arm.name).filter(pl.col("arm") == arm.name).select(pl.col("game"), *cols)
+    rows = frame_of(arm.name).select(pl.col("game"), *cols)
     if not arm.rotate:
         return rows
     # an arm that rotates its seats: a deal's n rotations (consecutive games, whole deals by the
