@@ -18,8 +18,8 @@ from sim.argtypes import positive_int
 from sim.errors import SpecError
 
 DESCRIPTION = """\
-Measure every registered game and policy: kernel games/s per core (median of repeats after a
-warm-up), compile time apart (fresh Numba cache in a fresh process), the whole pipeline (Ray +
+Measure every registered game and policy: kernel games/s per core (the best of rounds spread
+over the run, after a warm-up), compile time apart (fresh Numba cache in a fresh process), the whole pipeline (Ray +
 Parquet) on 1 and on all cores, Parquet bytes per game, driver memory over a long study and a 4x
 longer one, a pure-Python Knutten for the kernels' speed-up. Every figure is also given relative
 to a calibration kernel measured in the same run (`normalised`), so baselines recorded on one
@@ -28,7 +28,7 @@ worse than the baseline's by more than its tolerance. A baseline of several runs
 --results with several files) keeps each case's median and a tolerance from the spread of its
 runs, judged per group: kernel, pipeline, compile, size. A timed case flagged at first look is
 measured again (--confirm N), each time in a fresh process, and judged on the median of its
-looks."""
+looks (a kernel case on its best look)."""
 
 EPILOG = """\
 examples:
@@ -55,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: each case's own, stored in a baseline of several runs; else 0.15)")
     p.add_argument("--confirm", type=int, default=2, metavar="N",
                    help="with --compare: measure every timed case that is flagged N more times, each "
-                        "in a fresh process, and judge it on the median of its looks, so that a moment "
+                        "in a fresh process, and judge it on the median of its looks (a kernel case, "
+                        "the best of its rounds, on its best look), so that a moment "
                         "of a busy machine or an unlucky process does not fail the check (default 2; "
                         "0: judge the first look alone)")
     p.add_argument("--runs", type=positive_int, default=1,
@@ -67,7 +68,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--long-games", type=positive_int, default=None, metavar="N",
                    help="games in the long study (default 10,000,000; --quick 100,000)")
     p.add_argument("--repeats", type=positive_int, default=None,
-                   help="timed repeats per kernel figure (default 7; --quick 3)")
+                   help="timed rounds per kernel and play_batch figure, each case once a round; "
+                        "a case is its best round (default 7; --quick 5)")
+    p.add_argument("--round-seconds", type=_seconds, default=None, metavar="S",
+                   help="a round of kernel cases lasts at least S seconds (waiting between rounds), "
+                        "so that a few cases' rounds are spread over a slow spell of the machine "
+                        "instead of falling into one (default 0; --quick 3)")
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
                    help="measure compile time in a fresh process (default: on; off with --quick)")
     p.add_argument("--results", metavar="PATH", nargs="+",
@@ -105,6 +111,7 @@ def _look_in_a_fresh_process(args, names: list[str], flagged: list[str]) -> dict
         if args.quick:
             command.append("--quick")
         for flag, value in (("--long-games", args.long_games), ("--repeats", args.repeats),
+                            ("--round-seconds", args.round_seconds),
                             ("--same-games-as", args.same_games_as or args.compare)):
             if value is not None:
                 command += [flag, str(value)]
@@ -113,6 +120,16 @@ def _look_in_a_fresh_process(args, names: list[str], flagged: list[str]) -> dict
             raise SpecError(f"a confirming look at {', '.join(flagged)} failed: "
                             + (done.stderr.strip().splitlines() or ["no message"])[-1])
         return json.loads(out.read_text())
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"{value} must be in [0, 600] seconds")
+    return value
 
 
 def _tolerance(text: str) -> float:
@@ -200,6 +217,8 @@ def cmd_bench(args) -> int:
                                        repeats=args.repeats, compile=args.compile,
                                        command=getattr(args, "bench_command", None)
                                        or "kaartlab " + " ".join(sys.argv[1:]))
+        if args.round_seconds is not None:
+            settings.round_seconds = args.round_seconds
         same_as = _load(args.same_games_as, "--same-games-as file") if args.same_games_as else baseline
         if same_as is not None:
             settings.games_per_call = suite.games_of(same_as)
@@ -242,6 +261,7 @@ def cmd_bench(args) -> int:
         print(compare.format_table(outcome))
         if "confirmed" in result:
             print(f"(each of the {len(result['confirmed']['cases'])} case(s) flagged at first look is judged on the "
-                  f"median of its {result['confirmed']['looks']} looks)")
+                  f"median of its {result['confirmed']['looks']} looks; a kernel case, already the best of its "
+                  "rounds, on the best look)")
         return 1 if outcome.failed else 0
     return 0

@@ -281,7 +281,10 @@ def test_quick_suite_runs_end_to_end(quick_run):
         assert line in stdout
     cases = {c["name"]: c for c in result["cases"]}
     assert cases["knutten/random/kernel"]["unit"] == "games/s/core"
-    assert len(cases["knutten/random/kernel"]["repeats"]) >= 3
+    assert len(cases["knutten/random/kernel"]["repeats"]) == 5  # rounds, spread over 3 s each
+    assert cases["knutten/random/kernel"]["statistic"] == "best"
+    assert cases["knutten/random/kernel"]["value"] == max(cases["knutten/random/kernel"]["repeats"])
+    assert result["settings"]["round_seconds"] == 3.0
     assert cases["knutten/random/pipeline_2cores_over_kernel"]["target"] == 1.6
     assert cases["knutten/random/mean_turns_kernel"]["detail"]["agree"]
     two = cases["knutten/random/kernel_2proc_scaling"]["detail"]
@@ -300,7 +303,8 @@ def test_quick_suite_runs_end_to_end(quick_run):
 def test_cases_option_limits_what_is_measured(tmp_path, warm_kernels):
     out = tmp_path / "k.json"
     proc = subprocess.run(_command() + ["--quick", "--games", "knutten", "--cases",
-                                        "knutten/cautious/kernel", "--json", str(out)],
+                                        "knutten/cautious/kernel", "--round-seconds", "0",
+                                        "--json", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result = json.loads(out.read_text())
@@ -391,7 +395,7 @@ def test_compare_confirms_a_flagged_case_in_fresh_processes(tmp_path, warm_kerne
 
     out = tmp_path / "now.json"
     assert main(["bench", "--quick", "--games", "knutten", "--cases", "knutten/cautious/kernel",
-                 "--json", str(out)]) == 0
+                 "--round-seconds", "0", "--json", str(out)]) == 0
     base = json.loads(out.read_text())
     base["cases"][0]["normalised"] *= 10
     (tmp_path / "base.json").write_text(json.dumps(base))
@@ -406,14 +410,15 @@ def test_compare_confirms_a_flagged_case_in_fresh_processes(tmp_path, warm_kerne
     monkeypatch.setattr(subprocess, "run", run)
     capsys.readouterr()
     assert main(["bench", "--quick", "--games", "knutten", "--cases", "knutten/cautious/kernel",
-                 "--compare", str(tmp_path / "base.json")]) == 1
+                 "--round-seconds", "0", "--compare", str(tmp_path / "base.json")]) == 1
     stdout = capsys.readouterr().out
-    assert "median of its 3 looks" in stdout and "REGRESSION" in stdout
+    assert "median of its 3 looks; a kernel case" in stdout and "REGRESSION" in stdout
     assert len(looks) == 2
     for command in looks:
         assert command[:4] == [sys.executable, "-m", "sim.cli", "bench"]
         assert "--quick" in command and command[command.index("--cases") + 1] == "knutten/cautious/kernel"
         assert command[command.index("--same-games-as") + 1] == str(tmp_path / "base.json")
+        assert command[command.index("--round-seconds") + 1] == "0.0"
 
 
 def test_a_comparison_times_the_games_its_baseline_timed(tmp_path, warm_kernels):
@@ -422,7 +427,8 @@ def test_a_comparison_times_the_games_its_baseline_timed(tmp_path, warm_kernels)
     from benchmarks.suite import games_of
     from sim.cli import main
 
-    args = ["bench", "--quick", "--games", "knutten", "--cases", "knutten/random/kernel,knutten/random/play_batch"]
+    args = ["bench", "--quick", "--games", "knutten", "--cases", "knutten/random/kernel,knutten/random/play_batch",
+            "--round-seconds", "0"]
     assert main(args + ["--json", str(tmp_path / "a.json")]) == 0
     base = json.loads((tmp_path / "a.json").read_text())
     for case in base["cases"]:
