@@ -176,8 +176,10 @@ class Session:
             left: dict[str, int] = {}
             for b in todo:
                 left[b.arm] = left.get(b.arm, 0) + b.count
-            self.before_play({**left, **(announce or {})}, len(todo))
+            instead = self.before_play({**left, **(announce or {})}, len(todo))
             self.before_play = None
+            if instead == 0 and self.workers is None and not self.joined and not self.ray_started:
+                self.workers = 0  # the caller found the study sooner played in this process
         if upto is None:
             self.expect(games)
         elif self.bar.n + games > (self.bar.total or 0):  # racing gave more games than announced
@@ -254,7 +256,8 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     """workers=0 runs in this process; otherwise Ray with `workers` CPUs on a local cluster
     (default: all cores) or the cluster at `address` / RAY_ADDRESS. `before_play(todo, batches)`
     is called once before the first game when there is work, with the games each arm still has
-    to play and the batch files still to write (the CLI prints its run-time estimate there).
+    to play and the batch files still to write (the CLI prints its run-time estimate there); when
+    `workers` is None and no cluster is named, its returning 0 plays the study in this process.
     A study with [[search]] tables plays its own arms first, then each search (pipelines/search.py);
     a study with a [stop] table plays until its intervals are narrow enough (pipelines/stopping.py),
     telling ``say(line)`` what each look found."""

@@ -273,7 +273,8 @@ def _arm_options(p) -> None:
 def _run_options(p) -> None:
     p.add_argument("--out", help="study directory (default runs/<study name>); rerun to resume")
     p.add_argument("--workers", type=_whole, default=None,
-                   help="Ray worker CPUs (default: all local cores); 0 runs in this process")
+                   help="Ray worker CPUs (default: all local cores, but a study that one core plays in "
+                        "under 3 s, by the estimate's pilot, plays in this process); 0 runs in this process")
     p.add_argument("--batch-size", type=positive_int, default=None, help="games per Parquet file")
     p.add_argument("--address", default=None,
                    help="join an existing Ray cluster (default: RAY_ADDRESS, else a local Ray)")
@@ -493,9 +494,13 @@ def _execute(study, args, full=None) -> int:
         print(f"  search {search.name}: {search.describe()}")
     sys.stdout.flush()
     playing = None if cluster else (1 if args.workers == 0 else args.workers or cores)
+    # where to play is left to the estimate only when the user named nothing and the games are known
+    here_if_sooner = (args.workers is None and not cluster and study.stop is None and not study.searches
+                      and not args.no_estimate)
     result = run_study(study, out, workers=args.workers, address=args.address, progress=progress,
                        command=args.resume_command,
-                       before_play=_before_play(_with_search_previews(study), playing, not args.no_estimate),
+                       before_play=_before_play(_with_search_previews(study), playing, not args.no_estimate,
+                                                here_if_sooner),
                        say=lambda line: print(line, flush=True))
     if result.taken_over:
         from pipelines.lock import describe
@@ -514,7 +519,8 @@ def _execute(study, args, full=None) -> int:
         resumed = f" (resumed: {result.batches_skipped} batches were already done)" if result.batches_skipped else ""
         print(f"played {result.games_run:,} games in {result.seconds:.1f} s "
               f"({result.games_per_second:,.0f} games/s){resumed}")
-        print(overhead_line(result))
+        if result.startup_seconds >= 0.05 or result.shutdown:  # nothing to say of a warm in-process run
+            print(overhead_line(result))
         if any(n["placed"] or n["compiled"] or n["skipped"] for n in result.shipped):  # a node lacked them
             print(shipped_line(result.shipped))
     print(f"data: {result.out}  (polars: pl.scan_parquet('{result.out}/*/batch-*.parquet'))")
@@ -554,21 +560,28 @@ def _with_search_previews(study):
     return preview(study)
 
 
-def _before_play(study, workers: int | None, timed: bool):
+def _before_play(study, workers: int | None, timed: bool, here_if_sooner: bool = False):
     """What the user reads before the first game: which kernels compile first, then (timed) the
-    run-time estimate from a pilot on the warm kernels. `workers` None: a cluster of unknown size."""
-    def before_play(todo: dict[str, int], batches: int) -> None:
+    run-time estimate from a pilot on the warm kernels. `workers` None: a cluster of unknown size.
+    With `here_if_sooner`, a study that one core plays before a local Ray would have started is
+    played in this process: the hook then returns 0, the workers run_study is to use instead."""
+    def before_play(todo: dict[str, int], batches: int) -> int | None:
         from pipelines.run import warm_up
-        from sim.estimate import COMPILE_NOTE, estimate, uncompiled_games
+        from sim.estimate import COMPILE_NOTE, SMALL_STUDY, estimate, uncompiled_games
 
         cold = uncompiled_games(study)
         if cold:
             print(f"compiling the {', '.join(cold)} kernel{'s' if len(cold) > 1 else ''} first, not "
                   f"in the cache yet ({COMPILE_NOTE})", flush=True)
         if not timed:
-            return
+            return None
         warm_up(study)  # the pilot times play, not a compile
-        print(estimate(study, todo, workers, batches).line(), flush=True)
+        found = estimate(study, todo, workers, batches, smallest=0 if here_if_sooner else SMALL_STUDY)
+        if here_if_sooner and found.sooner_here:
+            print(found.here_line(), flush=True)
+            return 0
+        print(found.line(), flush=True)
+        return None
 
     return before_play
 

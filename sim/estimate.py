@@ -14,6 +14,9 @@ cost about as much as playing it gets no pilot.
 
 What the estimate leaves out, and says so: starting Ray and its workers (each loads the kernels:
 seconds, more on a busy machine), and putting the bytes on disk. It is measured on this machine now.
+
+It also decides where a small study plays: one that a single core plays in less time than a local
+Ray takes to start (HERE_SECONDS) is sooner done in this process (`Estimate.sooner_here`).
 """
 from __future__ import annotations
 
@@ -31,6 +34,10 @@ BUSY_SHARE = 0.8  # a pilot that got less of a core than this says the machine i
 SMALL_STUDY = 500  # fewer games to play in all: no pilot (it would cost about as much as the study)
 # A cold compile of one game's kernel on the 2-core machine: 0.5 (Wizard) to 4-6 minutes (Wippen),
 # docs/benchmarks.md; a cached kernel loads in about a second.
+# A local Ray's start and its workers' first kernel load take 3-4 s on the 2-core machine, its stop
+# another 1-2 s (docs/benchmarks.md): a study that one core plays in less than this plays sooner in
+# the driver's own process, with the same rows (the rows never depend on where a batch is played).
+HERE_SECONDS = 3.0
 COMPILE_NOTE = ("once, until a file under kernels/ changes; typically 1-4 minutes per game on 2 "
                 "cores, Wippen the longest; `kaartlab compile` does it ahead of time")
 
@@ -54,6 +61,12 @@ class Estimate:
     costs: tuple[ArmCost, ...] = ()
     share: float = 1.0  # the share of a core the pilot got (CPU over wall time); seconds allow for it
     load: float = 0.0  # the machine's 1-minute load average when measured
+    one_core: float | None = None  # play time on one core (this process), at the same share
+
+    @property
+    def sooner_here(self) -> bool:
+        """One core plays the whole study before a local Ray would have started its workers."""
+        return self.one_core is not None and self.one_core < HERE_SECONDS
 
     def seconds_for(self, todo: dict[str, int]) -> float | None:
         """Play time of other games of the same arms (arm name -> games), at this estimate's measured
@@ -76,6 +89,13 @@ class Estimate:
         return (f"estimate: {self.games:,} games in about {duration(self.seconds)} of play {where} "
                 f"({_rates(self.costs)} per core measured now, Parquet encoding included; starting "
                 f"Ray and its workers comes on top{busy})")
+
+    def here_line(self) -> str:
+        """The line for a study that plays in this process because it is sooner done there."""
+        return (f"estimate: {self.games:,} games in about {duration(self.one_core or 0.0)} of play in "
+                f"this process ({_rates(self.costs)} per core measured now, Parquet encoding "
+                f"included): under {HERE_SECONDS:g} s on one core, sooner than starting Ray and its "
+                "workers; --workers N plays on Ray")
 
 
 def _rates(costs: tuple[ArmCost, ...]) -> str:
@@ -143,12 +163,13 @@ def _encode(table) -> int:
 
 
 def estimate(study, todo: dict[str, int], workers: int | None, batches: int,
-             timer=time_arm, share: float | None = None) -> Estimate:
+             timer=time_arm, share: float | None = None, smallest: int = SMALL_STUDY) -> Estimate:
     """The play time of the games still to play (`todo`: arm name -> games), on `workers` cores
     at once (None: a cluster of unknown size), `batches` batch files still to play. `share`: the
-    share of a core the workers get (default: what the pilot got)."""
+    share of a core the workers get (default: what the pilot got). Fewer than `smallest` games get
+    no pilot (0: always one, as deciding where a study plays needs it)."""
     total = sum(todo.values())
-    if total < SMALL_STUDY:
+    if total < smallest or total == 0:
         return Estimate(total, None, workers)
     groups: dict[str, list] = {}
     for arm in study.arms:
@@ -167,7 +188,7 @@ def estimate(study, todo: dict[str, int], workers: int | None, batches: int,
         share = min(1.0, cpu / wall) if wall > 0 and cpu > 0 else 1.0
     at_once = min(workers, max(1, batches)) if workers else 1
     return Estimate(total, core_seconds / at_once / share, workers and at_once, tuple(costs), share,
-                    _load())
+                    _load(), core_seconds / share)
 
 
 def _load() -> float:

@@ -273,7 +273,7 @@ def test_no_estimate_and_tiny_studies_skip_the_pilot(capsys, tmp_path, monkeypat
         raise AssertionError("the pilot ran")
 
     monkeypatch.setattr(sim.estimate, "time_arm", no_pilot)
-    monkeypatch.setattr(sim.estimate.estimate, "__defaults__", (no_pilot, None))
+    monkeypatch.setattr(sim.estimate.estimate, "__defaults__", (no_pilot, None, sim.estimate.SMALL_STUDY))
     study = _toy_study(tmp_path, games=2000)
     code, out, err = run(capsys, "study", str(study), "--out", str(tmp_path / "d"), "--workers", "0",
                          "--no-estimate")
@@ -319,6 +319,34 @@ def test_the_estimate_adds_each_arms_measured_cost_and_shares_it_over_the_worker
     # a cluster of unknown size: per CPU
     assert "per CPU of the cluster" in estimate(study, todo, None, 17, timer=timer).line()
     assert estimate(study, {"a": SMALL_STUDY - 1}, 2, 1, timer=timer).seconds is None
+    # where it plays: one core needs 3.5 s (no sooner here); a tenth of it 0.35 s (sooner here)
+    assert result.one_core == pytest.approx(3.5) and not result.sooner_here
+    small = estimate(study, {"a": 15_000, "low": 2_000}, 2, 2, timer=timer, share=1.0)
+    assert small.one_core == pytest.approx(0.35) and small.sooner_here
+    assert "0.35 s of play in this process" in small.here_line()
+    assert not busy.sooner_here and not estimate(study, {"a": 400}, 2, 1, timer=timer).sooner_here  # no pilot
+    assert estimate(study, {"a": 400}, 2, 1, timer=timer, smallest=0).sooner_here  # pilot asked for
+
+
+def test_a_study_one_core_plays_in_under_3_s_plays_in_this_process(capsys, tmp_path, monkeypatch):
+    import pipelines.run
+
+    def no_ray(*args, **kwargs):
+        raise AssertionError("a local Ray was started for a study one core plays in a moment")
+
+    monkeypatch.setattr(pipelines.run, "start_ray", no_ray)
+    code, out, err = run(capsys, "run", "knutten", "--games", "300", "--out", str(tmp_path / "here"))
+    assert code == 0, err
+    assert "of play in this process" in out and "--workers N plays on Ray" in out
+    assert "played 300 games" in out and "around the games" not in out
+    here = pl.read_parquet(tmp_path / "here" / "main" / "*.parquet")
+    code, _, err = run(capsys, "run", "knutten", "--games", "300", "--workers", "0", "--out", str(tmp_path / "zero"))
+    assert code == 0, err
+    assert here.equals(pl.read_parquet(tmp_path / "zero" / "main" / "*.parquet"))
+    # told where to play, or without a pilot to decide by, it does what it is told: Ray
+    for extra in (["--workers", "1"], ["--no-estimate"]):
+        with pytest.raises(AssertionError, match="a local Ray was started"):
+            main(["run", "knutten", "--games", "300", "--out", str(tmp_path / extra[-1]), *extra])
 
 
 def test_the_pilot_doubles_its_chunks_until_its_time_or_its_cap():
