@@ -32,14 +32,16 @@ PILOT_SECONDS = 0.2  # per arm that costs differently
 PILOT_SHARE = 10  # the pilot plays at most 1/PILOT_SHARE of an arm's games still to play
 BUSY_SHARE = 0.8  # a pilot that got less of a core than this says the machine is busy
 SMALL_STUDY = 500  # fewer games to play in all: no pilot (it would cost about as much as the study)
-# A cold compile of one game's kernel on the 2-core machine: 0.5 (Wizard) to 4-6 minutes (Wippen),
-# docs/benchmarks.md; a cached kernel loads in about a second.
 # A local Ray's start and its workers' first kernel load take 3-4 s on the 2-core machine, its stop
 # another 1-2 s (docs/benchmarks.md): a study that one core plays in less than this plays sooner in
 # the driver's own process, with the same rows (the rows never depend on where a batch is played).
 HERE_SECONDS = 3.0
-COMPILE_NOTE = ("once, until a file under kernels/ changes; typically 1-4 minutes per game on 2 "
-                "cores, Wippen the longest; `kaartlab compile` does it ahead of time")
+# A cold compile of one game's kernel on the 2-core machine: about 15 s (Wizard) to 55 s (Wippen), a
+# table with a search player's own kernel 75-100 s (docs/benchmarks.md); a cached kernel loads in
+# about a second.
+COMPILE_NOTE = ("once, until a file under kernels/ changes; typically 15 s to a minute per game on 2 "
+                "cores, Wippen the longest, a table with a search player up to about 2 minutes; "
+                "`kaartlab compile` does it ahead of time")
 
 
 @dataclass(frozen=True)
