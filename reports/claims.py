@@ -14,9 +14,11 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
+from reports.lazy import LazyModule
 from reports.stats import ALPHA
+
+_multitest = LazyModule("statsmodels.stats.multitest")
 
 METHODS = {"holm": ("holm", "Holm"), "bh": ("fdr_bh", "Benjamini-Hochberg")}
 
@@ -75,7 +77,7 @@ class Family:
         for c in self.claims.values():
             c._rejected, c.adjusted = False, math.nan
         if tested:
-            reject, adj, _, _ = multipletests([min(max(c.p_value, 0.0), 1.0) for c in tested], alpha=self.alpha,
+            reject, adj, _, _ = _multitest.multipletests([min(max(c.p_value, 0.0), 1.0) for c in tested], alpha=self.alpha,
                                               method=METHODS[self.correction][0])
             for c, r, a in zip(tested, reject, adj):
                 c._rejected, c.adjusted = bool(r), float(a)

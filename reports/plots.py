@@ -17,17 +17,24 @@ import math
 import os
 from dataclasses import dataclass
 
-import matplotlib
+from typing import TYPE_CHECKING
+
 import numpy as np
 import polars as pl
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.image import imsave
-from matplotlib.lines import Line2D
-from matplotlib.text import Text
-from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
+from reports.lazy import LazyModule
 from reports.model import Figure as ReportFigure
+
+if TYPE_CHECKING:
+    from matplotlib.text import Text
+
+# matplotlib is imported at the first figure (reports/lazy.py says why)
+matplotlib = LazyModule("matplotlib")
+_agg = LazyModule("matplotlib.backends.backend_agg")
+_figure = LazyModule("matplotlib.figure")
+_image = LazyModule("matplotlib.image")
+_lines = LazyModule("matplotlib.lines")
+_ticker = LazyModule("matplotlib.ticker")
 
 DPI = 100
 MAX_WIDTH = 10.4  # inches: the report's column is about 1040 px; a wider picture is shrunk, its text with it
@@ -51,8 +58,6 @@ def palette(n: int) -> list:
         return (list(tab20[0::2]) + list(tab20[1::2]))[:n]
     return [tuple(c) for c in matplotlib.colormaps["viridis"](np.linspace(0.0, 0.95, n))]
 
-
-COLORS = palette(10)
 
 _DRAW = [True]
 
@@ -193,22 +198,22 @@ def _legend_size(names, fontsize: float = 8, title: str = "") -> tuple[float, fl
     return width, 0.15 + (len(names) + bool(title)) * fontsize * 1.75 / 72
 
 
-def _percent() -> PercentFormatter:
+def _percent():
     """Shares as percent (a new formatter per axis: formatters are bound to one axis)."""
-    return PercentFormatter(xmax=1.0)
+    return _ticker.PercentFormatter(xmax=1.0)
 
 
-def _points() -> FuncFormatter:
+def _points():
     """Differences of shares as signed percentage points."""
-    return FuncFormatter(lambda v, _pos: "0" if abs(v) < 1e-12 else f"{v * 100:+.3g}")
+    return _ticker.FuncFormatter(lambda v, _pos: "0" if abs(v) < 1e-12 else f"{v * 100:+.3g}")
 
 
 def _new(width: float, height: float, nrows: int = 1, ncols: int = 1, *, left: float = 0.8, right: float = 0.2,
          bottom: float = 0.55, top: float = 0.45, wspace: float = 0.6, hspace: float = 0.7, **kw):
     """Figure and axes grid with margins in inches (fixed layout: constrained layout costs a second
     draw per figure, which dominated report time; `_png` repairs what the estimates missed)."""
-    fig = Figure(figsize=(width, height), dpi=DPI)
-    FigureCanvasAgg(fig)
+    fig = _figure.Figure(figsize=(width, height), dpi=DPI)
+    _agg.FigureCanvasAgg(fig)
     axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
     cell_w = max((width - left - right - wspace * (ncols - 1)) / ncols, 0.5)
     cell_h = max((height - top - bottom - hspace * (nrows - 1)) / nrows, 0.3)
@@ -503,7 +508,7 @@ def _png(fig, title: str, alt: str) -> ReportFigure:
         _PROBLEMS.extend(messages)
     buf = io.BytesIO()
     # the canvas was drawn by the last check: encode it as savefig would, without drawing it again
-    imsave(buf, np.asarray(fig.canvas.buffer_rgba()), format="png", origin="upper", dpi=DPI,
+    _image.imsave(buf, np.asarray(fig.canvas.buffer_rgba()), format="png", origin="upper", dpi=DPI,
            metadata={"Software": None})
     return ReportFigure(title=title, png=buf.getvalue(), alt=alt or title)
 
@@ -652,7 +657,7 @@ def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel
             ax.errorbar(e, ys + 0.2, xerr=_err(e, part[lo2].to_numpy().astype(float), part[hi2].to_numpy().astype(float)),
                         fmt="o", markersize=3, color="#999", elinewidth=1, capsize=2, label=legend[1])
         ax.errorbar(e, ys, xerr=_err(e, part[lo].to_numpy().astype(float), part[hi].to_numpy().astype(float)),
-                    fmt="o", markersize=5, color=COLORS[0], elinewidth=2, capsize=3, label=legend[0])
+                    fmt="o", markersize=5, color=palette(1)[0], elinewidth=2, capsize=3, label=legend[0])
         refs = _ref_values(part, ref)
         if refs is not None and np.isfinite(refs).any():
             values = np.unique(refs[np.isfinite(refs)])
@@ -672,7 +677,7 @@ def forest(frame: pl.DataFrame, label: str, est: str, lo: str, hi: str, *, panel
         diff = is_pct and ref == 0.0
         if is_pct:
             ax.xaxis.set_major_formatter(_points() if diff else _percent())
-        ax.xaxis.set_major_locator(MaxNLocator(5))
+        ax.xaxis.set_major_locator(_ticker.MaxNLocator(5))
         ax.tick_params(axis="x", labelsize=8)
         name = xlabel if p is None else str(p)
         ax.set_xlabel(name + (" (points)" if diff else ""), fontsize=9)
@@ -715,7 +720,7 @@ def histograms(frame: pl.DataFrame, value: str, count: str, *, hue: str, panel: 
         unit = unit or 1.0
         step = unit * max(1.0, math.ceil((vmax - vmin + unit) / unit / max_bins))
         edges = np.arange(vmin - unit / 2, vmax + step + unit / 2, step)
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=6 if ncols > 1 else 8, integer=True))
+        ax.xaxis.set_major_locator(_ticker.MaxNLocator(nbins=6 if ncols > 1 else 8, integer=True))
         for k, h in enumerate(hues):
             sub = part.filter((pl.col(hue) == h) & pl.col(value).is_not_null())
             if sub.height == 0:
@@ -731,7 +736,7 @@ def histograms(frame: pl.DataFrame, value: str, count: str, *, hue: str, panel: 
             ax.set_title(str(p), fontsize=9)
         ax.grid(alpha=0.3)
         if p_i == 0 and outside:
-            handles = [Line2D([], [], color=colors[k], linewidth=1.4) for k in range(len(hues))]
+            handles = [_lines.Line2D([], [], color=colors[k], linewidth=1.4) for k in range(len(hues))]
             fig.legend(handles, [str(h) for h in hues], fontsize=7, title=hue, title_fontsize=7, frameon=False,
                        loc="upper right", bbox_to_anchor=(1.0, 1 - 0.55 / fig.get_size_inches()[1]))
         elif p_i == 0:
@@ -847,7 +852,7 @@ def interval_lines(frame: pl.DataFrame, x: str, y: str, lo: str, hi: str, *, hue
                 ax.axhline(values[0], color=colors[k], linestyle="--", linewidth=1)
     if ref and ref_label:
         ax.plot([], [], color="#555", linestyle="--", linewidth=1, label=ref_label)
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=min(len(xs), 16), integer=True))
+    ax.xaxis.set_major_locator(_ticker.MaxNLocator(nbins=min(len(xs), 16), integer=True))
     ax.tick_params(labelsize=8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

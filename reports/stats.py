@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy import stats as sps
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_confint
+from reports.lazy import LazyModule
+
+sps = LazyModule("scipy.stats")
+_power = LazyModule("statsmodels.stats.power")
+_proportion = LazyModule("statsmodels.stats.proportion")
 
 ALPHA = 0.05
 POWER = 0.80
@@ -98,7 +100,7 @@ def wilson(successes: float, n: int, alpha: float = ALPHA) -> Estimate:
     if n <= 0:
         return _nan_estimate(0, "wilson")
     successes = float(min(max(successes, 0.0), n))
-    lo, hi = proportion_confint(successes, n, alpha=alpha, method="wilson")
+    lo, hi = _proportion.proportion_confint(successes, n, alpha=alpha, method="wilson")
     return Estimate(successes / n, float(lo), float(hi), n, "wilson")
 
 
@@ -126,7 +128,7 @@ def share_interval(mean: float, var: float, n: int, alpha: float = ALPHA) -> Est
     n_eff = effective_games(p, var, n)
     if math.isinf(n_eff):
         return Estimate(p, p, p, n, "wilson (effective n)")
-    lo, hi = proportion_confint(p * n_eff, n_eff, alpha=alpha, method="wilson")
+    lo, hi = _proportion.proportion_confint(p * n_eff, n_eff, alpha=alpha, method="wilson")
     return Estimate(p, float(lo), float(hi), n, "wilson (effective n)")
 
 
@@ -374,7 +376,7 @@ def detectable_edge(sd: float, n: int, alpha: float = ALPHA, power: float = POWE
     report really tests it: alpha / tests when ``tests`` claims are corrected together (claim_level)."""
     if not (n and n > 1 and np.isfinite(sd) and sd > 0):
         return math.nan
-    d = NormalIndPower().solve_power(nobs1=n, alpha=claim_level(alpha, tests), power=power, ratio=0,
+    d = _power.NormalIndPower().solve_power(nobs1=n, alpha=claim_level(alpha, tests), power=power, ratio=0,
                                      alternative="two-sided")
     return float(np.asarray(d).item()) * sd
 
@@ -385,7 +387,7 @@ def games_for_edge(edge: float, sd: float, alpha: float = ALPHA, power: float = 
     NormalIndPower, one sample."""
     if not (edge and np.isfinite(edge) and np.isfinite(sd) and sd > 0):
         return math.nan
-    n = NormalIndPower().solve_power(effect_size=abs(edge) / sd, alpha=claim_level(alpha, tests), power=power,
+    n = _power.NormalIndPower().solve_power(effect_size=abs(edge) / sd, alpha=claim_level(alpha, tests), power=power,
                                      ratio=0, alternative="two-sided")
     return float(math.ceil(float(np.asarray(n).item())))
 

@@ -28,7 +28,6 @@ import math
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
 from reports import metrics as m
 from reports import plots, text
@@ -38,7 +37,7 @@ from reports.dataset import Arm
 from reports.games import has_columns as game_has_columns, stats_by_arm
 from reports.model import Section, Table
 from reports.sections.first_player import adjusted, seat_stats
-from reports.stats import ALPHA, POWER, Estimate, claim_level, equal_means_test, mean_interval, moment_matrices
+from reports.stats import ALPHA, POWER, Estimate, claim_level, equal_means_test, mean_interval, moment_matrices, sps
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 KINDS = [c.upper() for c in LETTERS] + ["WWW"]
