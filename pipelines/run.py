@@ -11,6 +11,7 @@ import contextlib
 import os
 import socket
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -51,6 +52,7 @@ class RunResult:
     startup: dict = field(default_factory=dict)  # seconds before the first game: kernels, ray, workers
     shutdown: float = 0.0  # seconds after the last batch: stopping the Ray this run started
     shipped: list = field(default_factory=list)  # per warm-up worker on a joined cluster: the kernels placed
+    stopping: bool = False  # the Ray this run started is still stopping on a thread (await_ray_stop)
 
     @property
     def games_per_second(self) -> float:
@@ -136,6 +138,7 @@ class Session:
         self.startup: dict[str, float] = {}
         self.shutdown = 0.0
         self.owned = False
+        self.stopping = False  # close(soon=True) left Ray stopping on a thread
         self.ray_started = False
         self.warm: set[str] = set()
         self.warm_games: set[str] = set()  # games whose kernels the Ray workers have loaded
@@ -240,19 +243,25 @@ class Session:
         finally:
             self.startup[phase] = self.startup.get(phase, 0.0) + time.perf_counter() - began
 
-    def close(self) -> None:
+    def close(self, soon: bool = False) -> None:
+        """soon: the run ended well (no task still writes) and the caller has more to do, so the Ray
+        it started stops on a thread meanwhile (stop_ray_soon) instead of being waited for here."""
         self.bar.close()
-        if self.owned:
+        if self.owned and soon:
+            stop_ray_soon()
+            self.stopping = True
+        elif self.owned:
             began = time.perf_counter()
             stop_ray()
             self.shutdown = time.perf_counter() - began
-            self.owned = False
+        self.owned = False
         # a worker killed mid-write leaves a temporary file; the run is over, no task still writes
         self.directory.remove_temporary()
 
 
 def run_study(study: StudySpec, out: str, workers: int | None = None, address: str | None = None,
-              progress: bool = True, command: str = "", before_play=None, say=None) -> RunResult:
+              progress: bool = True, command: str = "", before_play=None, say=None,
+              stop_soon: bool = False) -> RunResult:
     """workers=0 runs in this process; otherwise Ray with `workers` CPUs on a local cluster
     (default: all cores) or the cluster at `address` / RAY_ADDRESS. `before_play(todo, batches)`
     is called once before the first game when there is work, with the games each arm still has
@@ -260,7 +269,9 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
     `workers` is None and no cluster is named, its returning 0 plays the study in this process.
     A study with [[search]] tables plays its own arms first, then each search (pipelines/search.py);
     a study with a [stop] table plays until its intervals are narrow enough (pipelines/stopping.py),
-    telling ``say(line)`` what each look found."""
+    telling ``say(line)`` what each look found. ``stop_soon``: a Ray this run starts is left stopping
+    on a thread when the run ends well (the caller writes its report meanwhile, then calls
+    await_ray_stop; RunResult.stopping says so)."""
     if workers == 0 and address:
         raise SpecError("--workers 0 plays in this process and joins no cluster: drop --address "
                         "(or give --workers N to use the cluster)")
@@ -294,11 +305,13 @@ def run_study(study: StudySpec, out: str, workers: int | None = None, address: s
                 from pipelines.search import run_searches
 
                 run_searches(study, session, announce)
-        finally:
+        except BaseException:
             session.close()
+            raise
+        session.close(soon=stop_soon)
     return RunResult(directory.display, session.batches_run, session.batches_skipped, session.games_run,
                      session.seconds, resumed, session.redone, lock.taken_over, repaired,
-                     session.startup, session.shutdown, session.shipped)
+                     session.startup, session.shutdown, session.shipped, session.stopping)
 
 
 # ---------------------------------------------------------------------------------------- Ray
@@ -309,6 +322,7 @@ def start_ray(workers: int | None, address: str | None, resume: str = "the same 
     when this call connected, so the caller disconnects (and stops a Ray it started)."""
     import ray
 
+    await_ray_stop()  # a Ray still stopping from the run before would look initialized
     if ray.is_initialized():
         return False
     handler = _sigterm_handler()
@@ -397,6 +411,26 @@ def stop_ray(settled: bool = True) -> None:
     except Exception:  # noqa: BLE001 - shutting down after a failure: nothing more to say
         settled = False
     _stop_reaper(settled)
+
+
+_stopping: list[threading.Thread] = []  # stop_ray calls still running on their threads
+
+
+def stop_ray_soon() -> None:
+    """stop_ray on a thread: ray.shutdown waits for each of its processes to end in turn (1-2 s on
+    the 2-core machine), which the caller spends writing its report instead. await_ray_stop, the
+    next start_ray and the interpreter's exit (a non-daemon thread) wait for it."""
+    thread = threading.Thread(target=stop_ray, name="kaartlab-ray-stop")
+    thread.start()
+    _stopping.append(thread)
+
+
+def await_ray_stop() -> float:
+    """Wait for stop_ray_soon's threads; returns the seconds waited here."""
+    began = time.perf_counter()
+    while _stopping:
+        _stopping.pop().join()
+    return time.perf_counter() - began
 
 
 # A Ray that kaartlab starts is its own: ray.shutdown() stops it, and when the driver is killed

@@ -501,7 +501,7 @@ def _execute(study, args, full=None) -> int:
                        command=args.resume_command,
                        before_play=_before_play(_with_search_previews(study), playing, not args.no_estimate,
                                                 here_if_sooner),
-                       say=lambda line: print(line, flush=True))
+                       say=lambda line: print(line, flush=True), stop_soon=args.report)
     if result.taken_over:
         from pipelines.lock import describe
 
@@ -519,13 +519,18 @@ def _execute(study, args, full=None) -> int:
         resumed = f" (resumed: {result.batches_skipped} batches were already done)" if result.batches_skipped else ""
         print(f"played {result.games_run:,} games in {result.seconds:.1f} s "
               f"({result.games_per_second:,.0f} games/s){resumed}")
-        if result.startup_seconds >= 0.05 or result.shutdown:  # nothing to say of a warm in-process run
+        if result.startup_seconds >= 0.05 or result.shutdown or result.stopping:  # nothing to say of a warm in-process run
             print(overhead_line(result))
         if any(n["placed"] or n["compiled"] or n["skipped"] for n in result.shipped):  # a node lacked them
             print(shipped_line(result.shipped))
     print(f"data: {result.out}  (polars: pl.scan_parquet('{result.out}/*/batch-*.parquet'))")
     if args.report:
-        _write_report(result.out, None)
+        try:
+            _write_report(result.out, None)
+        finally:
+            from pipelines.run import await_ray_stop
+
+            await_ray_stop()
     return 0
 
 
@@ -535,6 +540,8 @@ def overhead_line(result) -> str:
              "workers": "workers loading the kernels"}
     phases = ", ".join(f"{names.get(k, k)} {v:.1f} s" for k, v in result.startup.items() if v >= 0.05)
     line = f"around the games: start-up {result.startup_seconds:.1f} s" + (f" ({phases})" if phases else "")
+    if result.stopping:
+        return line + "; Ray stops while the report is written"
     return line + (f", shut-down {result.shutdown:.1f} s" if result.shutdown else "")
 
 

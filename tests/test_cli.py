@@ -349,6 +349,50 @@ def test_a_study_one_core_plays_in_under_3_s_plays_in_this_process(capsys, tmp_p
             main(["run", "knutten", "--games", "300", "--out", str(tmp_path / extra[-1]), *extra])
 
 
+def test_the_report_is_written_while_the_ray_the_run_started_stops(capsys, tmp_path, monkeypatch):
+    import threading
+
+    import ray
+
+    import pipelines.run
+    import reports.build
+
+    report_began = threading.Event()
+    overlapped = []
+    real_stop, real_build = pipelines.run.stop_ray, reports.build.build_report
+
+    def stop_ray(*args, **kwargs):  # waits for the report to begin: a stop waited for first never sees it
+        overlapped.append(report_began.wait(20))
+        real_stop(*args, **kwargs)
+
+    def build_report(*args, **kwargs):
+        report_began.set()
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(pipelines.run, "stop_ray", stop_ray)
+    monkeypatch.setattr(reports.build, "build_report", build_report)
+    code, out, err = run(capsys, "study", str(_toy_study(tmp_path, games=400)), "--out", str(tmp_path / "d"),
+                         "--workers", "1", "--report")
+    assert code == 0, err
+    assert overlapped == [True]
+    assert "; Ray stops while the report is written" in out and "shut-down" not in out
+    assert (tmp_path / "d" / "report.html").is_file()
+    assert not ray.is_initialized() and not pipelines.run._stopping  # stopped before the command returned
+
+
+def test_checking_a_studys_measure_names_imports_no_statistics_or_plotting_library():
+    # a study file's questions name measures, checked against every game's report plug-in: that
+    # must not wait over a second for SciPy, statsmodels and matplotlib, which only a report needs
+    import subprocess
+    import sys
+
+    code = ("import sys; from reports.measures import names; from sim.registry import games\n"
+            "[names(g) for g in games()]\n"
+            "print(sorted(m for m in ('scipy', 'statsmodels', 'matplotlib', 'pandas') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_the_pilot_doubles_its_chunks_until_its_time_or_its_cap():
     from sim.estimate import time_arm
     from sim.spec import ArmSpec
