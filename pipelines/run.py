@@ -181,7 +181,7 @@ class Session:
                 left[b.arm] = left.get(b.arm, 0) + b.count
             instead = self.before_play({**left, **(announce or {})}, len(todo))
             self.before_play = None
-            if instead == 0 and self.workers is None and not self.joined and not self.ray_started:
+            if instead == 0 and self.workers is None and not self.joined:  # before_play runs before any Ray
                 self.workers = 0  # the caller found the study sooner played in this process
         if upto is None:
             self.expect(games)
