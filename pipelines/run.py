@@ -114,6 +114,11 @@ def warm_workers(study: StudySpec, arms, workers: int | None, shipment=None) -> 
     return notes
 
 
+# what the progress bar says while a start-up phase runs (Session._timed)
+PHASE_WAITS = {"kernels": "loading the kernels", "ray": "starting Ray", "shipment": "packing the kernels",
+               "workers": "workers loading the kernels"}
+
+
 class Session:
     """One run's hold on a study directory: it verifies what is there once, redoes what does not
     verify, and then plays whatever batches it is asked for, in this process or on one Ray that it
@@ -179,6 +184,7 @@ class Session:
             left: dict[str, int] = {}
             for b in todo:
                 left[b.arm] = left.get(b.arm, 0) + b.count
+            self.bar.clear()  # what it prints starts on a line of its own, not after the bar
             instead = self.before_play({**left, **(announce or {})}, len(todo))
             self.before_play = None
             if instead == 0 and self.workers is None and not self.joined:  # before_play runs before any Ray
@@ -190,8 +196,9 @@ class Session:
         self.record["fingerprint"] = study.fingerprint()
         by_name = {a.name: a for a in study.arms}
         cold = [by_name[n] for n in dict.fromkeys(b.arm for b in todo) if n not in self.warm]
-        with self._timed("kernels"):
-            warm_up(study, cold)
+        if cold:
+            with self._timed("kernels"):
+                warm_up(study, cold)
         if self.workers != 0 and not self.ray_started:
             with self._timed("ray"):
                 self.owned = start_ray(self.workers, self.address, self.resume)
@@ -237,11 +244,16 @@ class Session:
 
     @contextlib.contextmanager
     def _timed(self, phase: str):
+        """Time a start-up phase, and say on the progress bar what it waits for (seconds of Ray's
+        start would otherwise show as a bar standing still)."""
         began = time.perf_counter()
+        shown = self.bar.postfix or ""  # a [stop] study's half-width, say
+        self.bar.set_postfix_str(PHASE_WAITS.get(phase, phase), refresh=True)
         try:
             yield
         finally:
             self.startup[phase] = self.startup.get(phase, 0.0) + time.perf_counter() - began
+            self.bar.set_postfix_str(shown, refresh=True)
 
     def close(self, soon: bool = False) -> None:
         """soon: the run ended well (no task still writes) and the caller has more to do, so the Ray

@@ -501,7 +501,7 @@ def _execute(study, args, full=None) -> int:
                        command=args.resume_command,
                        before_play=_before_play(_with_search_previews(study), playing, not args.no_estimate,
                                                 here_if_sooner),
-                       say=lambda line: print(line, flush=True), stop_soon=args.report)
+                       say=_say, stop_soon=args.report)
     if result.taken_over:
         from pipelines.lock import describe
 
@@ -532,6 +532,14 @@ def _execute(study, args, full=None) -> int:
 
             await_ray_stop()
     return 0
+
+
+def _say(line: str) -> None:
+    """A line while a run plays (a [stop] look): above the progress bar, which tqdm then redraws."""
+    from tqdm import tqdm
+
+    tqdm.write(line)
+    sys.stdout.flush()
 
 
 def overhead_line(result) -> str:

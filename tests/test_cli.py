@@ -380,6 +380,14 @@ def test_the_report_is_written_while_the_ray_the_run_started_stops(capsys, tmp_p
     assert not ray.is_initialized() and not pipelines.run._stopping  # stopped before the command returned
 
 
+def test_the_progress_bar_says_what_the_start_up_waits_for(capsys, tmp_path):
+    code, out, err = run(capsys, "study", str(_toy_study(tmp_path, games=400)), "--out", str(tmp_path / "d"),
+                         "--workers", "0", "--progress")
+    assert code == 0, err
+    assert ", loading the kernels]" in err  # the phase, on the bar while it runs
+    assert "400/800" in err.split(", loading the kernels]", 1)[1]  # then the games, without it
+
+
 def test_checking_a_studys_measure_names_imports_no_statistics_or_plotting_library():
     # a study file's questions name measures, checked against every game's report plug-in: that
     # must not wait over a second for SciPy, statsmodels and matplotlib, which only a report needs
