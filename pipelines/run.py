@@ -247,7 +247,7 @@ class Session:
         """Time a start-up phase, and say on the progress bar what it waits for (seconds of Ray's
         start would otherwise show as a bar standing still)."""
         began = time.perf_counter()
-        shown = self.bar.postfix or ""  # a [stop] study's half-width, say
+        shown = getattr(self.bar, "postfix", None) or ""  # a [stop] study's half-width; a disabled bar has none
         self.bar.set_postfix_str(PHASE_WAITS.get(phase, phase), refresh=True)
         try:
             yield
