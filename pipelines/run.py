@@ -437,12 +437,10 @@ def stop_ray_soon() -> None:
     _stopping.append(thread)
 
 
-def await_ray_stop() -> float:
-    """Wait for stop_ray_soon's threads; returns the seconds waited here."""
-    began = time.perf_counter()
+def await_ray_stop() -> None:
+    """Wait for stop_ray_soon's threads."""
     while _stopping:
         _stopping.pop().join()
-    return time.perf_counter() - began
 
 
 # A Ray that kaartlab starts is its own: ray.shutdown() stops it, and when the driver is killed
