@@ -112,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("policy")
     parser.add_argument("--games", type=int, default=3000, help="games to count (default 3,000)")
     parser.add_argument("--top", type=int, default=12, help="branches and code runs to show")
+    parser.add_argument("--listing", type=int, default=0, metavar="K",
+                        help="also list the instructions of the K hottest runs, with their counts")
     parser.add_argument("--child", metavar="OUT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -152,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     for amount, first, length in hot_runs(rows, costs, per)[:args.top]:
         address, instruction = rows[first]
         print(f"  {amount:7.1f}  {length:4d} instructions from {address:#x}  {instruction}")
+    for amount, first, length in hot_runs(rows, costs, per)[:args.listing]:
+        print(f"\nthe run from {rows[first][0]:#x} ({amount:,.1f} instructions per {unit}); "
+              f"executed per {unit}, address, instruction")
+        for address, instruction in rows[first:first + length]:
+            print(f"  {costs.get(address, [0])[0] / per:8.2f}  {address:#x}  {instruction}")
     return 0
 
 
