@@ -141,6 +141,7 @@ def data_length_expected(error: Exception) -> int | None:
 def player(package: str, game: str, arm):
     """A function (start, count, checked) -> records for one version of the game's kernel."""
     from sim.registry import get_game
+    from sim.stack_room import with_room  # the compile of the first call: sim/stack_room.py
 
     runner = get_game(game).runner()
     enums = importlib.import_module(f"{package}.{game}.enums")
@@ -151,16 +152,16 @@ def player(package: str, game: str, arm):
         nonlocal inputs
         out = np.zeros(count, dtype=enums.OUT_DTYPE)
         try:
-            status, failed, _ = driver(np.int64(SEED), np.int64(start), np.int64(count), *inputs,
-                                       out, None, checked)
+            status, failed, _ = with_room(driver, np.int64(SEED), np.int64(start),
+                                          np.int64(count), *inputs, out, None, checked)
         except Exception as error:  # numba's TypingError: a kernel from before a data input
             length = data_length_expected(error)
             if length is None:
                 raise
             DATA_LENGTH[package] = length
             inputs = known_inputs(enums, inputs, data_length=length)
-            status, failed, _ = driver(np.int64(SEED), np.int64(start), np.int64(count), *inputs,
-                                       out, None, checked)
+            status, failed, _ = with_room(driver, np.int64(SEED), np.int64(start),
+                                          np.int64(count), *inputs, out, None, checked)
         if status != 0:
             raise SystemExit(f"{package}: kernel status {status} at game {failed}")
         return out
