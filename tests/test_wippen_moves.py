@@ -167,23 +167,29 @@ def test_random_player_draws_a_uniform_card_then_a_uniform_move_of_it(buffers):
     each of its moves about equally often (4,000 draws; bands of about 5 standard errors)."""
     from kernels.rng_nb import seat_stream_nb
     from kernels.wippen.policies_nb import random_move_nb
+    from kernels.jit import njit
+    from kernels.wippen.workspace_nb import workspace_nb
 
-    scratch, (mv_i, mv_m) = buffers
+    @njit
+    def draw(workspace, pn, hn):  # the driver's call, on the workspace's record
+        return random_move_nb(workspace[0], 0, pn, hn, True, False)
+
     pot = [(2, "loose", -1), (3, "loose", -1), (9, "loose", -1)]
-    item_i = np.zeros((E.MAX_ITEMS, E.IT_FIELDS), np.int64)
+    workspace = workspace_nb()  # the driver's: the pot, seat 0's hand, its stream
+    item_i = workspace["item_i"][0]
     for i, (value, kind, owner) in enumerate(pot):
         item_i[i] = (value, KINDS[kind], owner, -1)
     hand = [5, 7, 12]  # a 6, an 8 and a king: nothing captures; the 6 can also build 8 on the 2
-    cards = np.zeros(E.HAND, np.int64)
-    cards[:3] = hand
+    workspace["hands"][0, 0, :3] = hand
+    mv_i = workspace["mv_i"][0]
     full = kernel_moves(pot, hand, True, False, buffers)
     by_slot = {j: [mv for mv in full if mv[0] == j] for j in range(3)}
     assert len(by_slot[0]) > 1 and len(by_slot[1]) == 1  # cards with different numbers of moves
-    rng = np.array([seat_stream_nb(1, 2, 0)], np.uint64)
+    workspace["rng"][0, 0] = seat_stream_nb(1, 2, 0)
     slots, picks = np.zeros(3), {}
     draws = 4000
     for _ in range(draws):
-        nm, choice = random_move_nb(rng, 0, item_i, len(pot), cards, 3, True, False, mv_i, mv_m, scratch)
+        nm, choice = draw(workspace, len(pot), 3)
         slot = int(mv_i[choice, 0])
         assert nm == len(by_slot[slot])
         slots[slot] += 1

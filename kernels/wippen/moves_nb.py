@@ -23,12 +23,12 @@ buffer would overflow (the driver then stops the game with INVARIANT: it never t
 """
 import numpy as np
 
-from kernels.jit import borrowing, inline, njit
+from kernels.jit import borrowing, inline, ix, njit
 from kernels.wippen.enums import (
     IT_KIND, IT_VALUE, ITEM_BUILD, ITEM_DOUBLE, ITEM_LOOSE, MAX_GROUPS, MAX_ITEMS, MAX_MOVES,
     MAX_NUMBER, MV_BUILD, MV_CAPTURE, MV_DOUBLE, MV_RAISE, MV_TRAIL,
 )
-from kernels.wippen.table_nb import ONE, VALUE_OF, ZERO
+from kernels.wippen.table_nb import ONE, ZERO, card_value_nb
 
 ALL_SUMS = (1 << (MAX_NUMBER + 1)) - 1
 
@@ -62,11 +62,11 @@ def candidates_nb(item_i, pn, limit, exclude, cand, cval):
     for i in range(pn):
         v = item_i[i, IT_VALUE]
         if item_i[i, IT_KIND] == ITEM_LOOSE and v <= limit and not (exclude >> np.uint64(i)) & ONE:
-            k = m
-            while k > 0 and cval[k - 1] < v:
-                cand[k] = cand[k - 1]
-                cval[k] = cval[k - 1]
-                k -= 1
+            k = ix(m)
+            while k > ZERO and cval[k - ONE] < v:
+                cand[k] = cand[k - ONE]
+                cval[k] = cval[k - ONE]
+                k -= ONE
             cand[k] = i
             cval[k] = v
             m += 1
@@ -105,17 +105,17 @@ def groups_nb(cand, cval, m, target, stack, groups, g0):
     i = 0
     while True:
         if i < m and s + left >= target:
-            v = cval[i]
+            v = cval[ix(i)]
             left -= v
             if s + v <= target:
-                bit = ONE << np.uint64(cand[i])
+                bit = ONE << np.uint64(cand[ix(i)])
                 if s + v == target:
                     if ng >= groups.shape[0]:
                         return -1
-                    groups[ng] = mask | bit
+                    groups[ix(ng)] = mask | bit
                     ng += 1
                 else:
-                    stack[depth] = i
+                    stack[ix(depth)] = i
                     depth += 1
                     s += v
                     mask |= bit
@@ -124,13 +124,13 @@ def groups_nb(cand, cval, m, target, stack, groups, g0):
             if depth == 0:
                 return ng
             depth -= 1
-            j = stack[depth]
-            s -= cval[j]
-            mask ^= ONE << np.uint64(cand[j])
+            j = stack[ix(depth)]
+            s -= cval[ix(j)]
+            mask ^= ONE << np.uint64(cand[ix(j)])
             # candidates j+1.. are again available
             left = 0
             for k in range(j + 1, m):
-                left += cval[k]
+                left += cval[ix(k)]
             i = j + 1
 
 
@@ -141,16 +141,16 @@ def dedupe_nb(buf, lo, hi):
     if hi - lo < 2:
         return hi
     for i in range(lo + 1, hi):
-        x = buf[i]
+        x = buf[ix(i)]
         j = i
-        while j > lo and buf[j - 1] > x:
-            buf[j] = buf[j - 1]
+        while j > lo and buf[ix(j - 1)] > x:
+            buf[ix(j)] = buf[ix(j - 1)]
             j -= 1
-        buf[j] = x
+        buf[ix(j)] = x
     k = lo + 1
     for i in range(lo + 1, hi):
-        if buf[i] != buf[k - 1]:
-            buf[k] = buf[i]
+        if buf[ix(i)] != buf[ix(k - 1)]:
+            buf[ix(k)] = buf[ix(i)]
             k += 1
     return k
 
@@ -162,29 +162,29 @@ def unions_nb(groups, g_lo, g_hi, base, stack, unions, u0):
     Returns the new count, -1 when unions is full."""
     if u0 >= unions.shape[0]:
         return -1
-    unions[u0] = base
+    unions[ix(u0)] = base
     nu = u0 + 1
     depth = 0
     cur = base
     i = g_lo
     while True:
         if i < g_hi:
-            g = groups[i]
+            g = groups[ix(i)]
             if g & cur == ZERO:
                 if nu >= unions.shape[0]:
                     return -1
-                stack[depth] = i
+                stack[ix(depth)] = i
                 depth += 1
                 cur |= g
-                unions[nu] = cur
+                unions[ix(nu)] = cur
                 nu += 1
             i += 1
         else:
             if depth == 0:
                 break
             depth -= 1
-            j = stack[depth]
-            cur ^= groups[j]
+            j = stack[ix(depth)]
+            cur ^= groups[ix(j)]
             i = j + 1
     return dedupe_nb(unions, u0 + 1, nu)
 
@@ -194,10 +194,11 @@ def push_nb(mv_i, mv_m, nm, slot, kind, value, mask):
     """Append a move; -1 when the list is full (nm < 0 stays -1)."""
     if nm < 0 or nm >= mv_m.shape[0]:
         return -1
-    mv_i[nm, 0] = slot
-    mv_i[nm, 1] = kind
-    mv_i[nm, 2] = value
-    mv_m[nm] = mask
+    k = ix(nm)
+    mv_i[k, 0] = slot
+    mv_i[k, 1] = kind
+    mv_i[k, 2] = value
+    mv_m[k] = mask
     return nm + 1
 
 
@@ -206,7 +207,7 @@ def push_nb(mv_i, mv_m, nm, slot, kind, value, mask):
 def can_capture_nb(item_i, pn, card):
     """Whether card takes anything: a face card a loose card of its rank; a number card a build of
     its value or loose number cards adding up to it."""
-    v = VALUE_OF[card]
+    v = card_value_nb(card)
     if v > MAX_NUMBER:
         for i in range(pn):
             if item_i[i, IT_KIND] == ITEM_LOOSE and item_i[i, IT_VALUE] == v:
@@ -243,7 +244,7 @@ def captures_nb(item_i, pn, slot, card, mv_i, mv_m, nm, cand, cval, m, stack, gr
                 unions):
     """Append every capture of the card in hand slot `slot`; returns the new count (-1: full).
     cand[:m]: the pot's loose number cards, high to low."""
-    v = VALUE_OF[card]
+    v = card_value_nb(card)
     same = ZERO  # a face card: the loose cards of its rank; a number card: the builds of its value
     for i in range(pn):
         kind = item_i[i, IT_KIND]
@@ -281,7 +282,7 @@ def held_values_nb(hand, hn, slot):
     held = 0
     for j in range(hn):
         if j != slot:
-            v = VALUE_OF[hand[j]]
+            v = card_value_nb(hand[j])
             if v <= MAX_NUMBER:
                 held |= 1 << v
     return held
@@ -302,7 +303,7 @@ def builds_nb(item_i, pn, slot, card, held, mv_i, mv_m, nm, cand, cval, m, stack
     """Append every build and double build the card in `slot` can make for a value held after the
     play (bits of held); returns the new count (-1: full). cand[:m]: the pot's loose number cards,
     high to low; joint: scratch for the groups that may join."""
-    w = VALUE_OF[card]
+    w = card_value_nb(card)
     if w > MAX_NUMBER:
         return nm
     for V in range(w, MAX_NUMBER + 1):
@@ -375,7 +376,7 @@ def raise_value_nb(item_i, i, w, held, raise_double):
 def raises_nb(item_i, pn, slot, card, held, raise_double, mv_i, mv_m, nm):
     """Append every raise: the card in `slot` added to one build (a double build only when
     raise_double) for a higher value held after the play; returns the new count (-1: full)."""
-    w = VALUE_OF[card]
+    w = card_value_nb(card)
     if w > MAX_NUMBER:
         return nm
     for i in range(pn):
@@ -439,7 +440,7 @@ def card_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, capture, build_ins
     for j in range(first_slot, end_slot):
         card = hand[j]
         held = 0
-        if builds and VALUE_OF[card] <= MAX_NUMBER:
+        if builds and card_value_nb(card) <= MAX_NUMBER:
             held = held_values_nb(hand, hn, j)
         if m < 0 and (capture or held):
             m = candidates_nb(item_i, pn, MAX_NUMBER, ZERO, cand, cval)
@@ -453,7 +454,7 @@ def card_moves_nb(item_i, pn, hand, hn, first_slot, end_slot, capture, build_ins
                            groups, gspan, joint, unions)
             nm = raises_nb(item_i, pn, j, card, held, raise_double, mv_i, mv_m, nm)
         if not capture:
-            nm = push_nb(mv_i, mv_m, nm, j, MV_TRAIL, VALUE_OF[card], ZERO)
+            nm = push_nb(mv_i, mv_m, nm, j, MV_TRAIL, card_value_nb(card), ZERO)
         if nm < 0:
             return -1
     return nm
@@ -473,7 +474,7 @@ def builds_or_raises_nb(item_i, pn, card, held, raise_double):
     play (bits of held), without listing them: a build for V > w on loose cards adding up to
     V - w, or a raise of a build to a value held. (A build for V = w would need a V-group on the
     pot, which the card could capture.)"""
-    w = VALUE_OF[card]
+    w = card_value_nb(card)
     if w > MAX_NUMBER:
         return False
     for V in range(w + 1, MAX_NUMBER + 1):

@@ -13,7 +13,7 @@ Randomness is split by purpose so that arms pair (kernels/rng_nb.py):
 import numpy as np
 
 from kernels.args_nb import search_unannounced_nb, shapes_ok_nb, trace_ok_nb
-from kernels.jit import inline, kernel, njit
+from kernels.jit import borrowing, inline, kernel, njit
 from kernels.trace_nb import trace_full_nb, trace_rows_nb
 from kernels.trace_nb import trace_row_nb
 from kernels.rng_nb import deal_stream_nb, seat_stream_nb
@@ -23,14 +23,15 @@ from kernels.rotation_nb import (
 from kernels.status import BAD_ARGS, CARDS_LOST, ILLEGAL_MOVE, INVARIANT, OK, TOO_LONG, TRACE_FULL
 from kernels.wippen.enums import (
     EV_CARD, EV_DEAL, EV_END, EV_GAME, EV_HAND, EV_PLAY, EV_POT, EV_REMOVED, EV_REST, EV_SCORE,
-    EV_SOURCES, EV_WINNER, EV_WIP, HAND, IT_FIELDS, MAX_DEALS, MAX_ITEMS, MAX_PLAYERS, MAX_TURNS,
+    EV_SOURCES, EV_WINNER, EV_WIP, HAND, IT_FIELDS, MAX_DEALS, MAX_ITEMS, MAX_MOVES, MAX_PLAYERS,
+    MAX_TURNS,
     MIN_PLAYERS, MV_BUILD, MV_CAPTURE, MV_DOUBLE, MV_RAISE, N_CARDS, N_POLICIES, N_RANKS, N_RULES,
     N_SOURCES, P_BUILDER, P_DEFENSIVE, P_GREEDY, P_RANDOM, P_SEARCH, POT_START, R_BUILD_INSTEAD,
     R_DEALS, R_DECKS, R_PTS_WIP, R_RAISE_DOUBLE, R_TARGET, SEAT_F_ORDER, SEAT_I_ORDER, SF_MAX_RISK,
     SF_RISK, SI_SAMPLES,
     SRC_ACES, SRC_CARDS, SRC_DIAMOND_TEN, SRC_SPADE_TWO, SRC_SPADES, SRC_WIPS, TRACE_WIDTH,
 )
-from kernels.wippen.moves_nb import all_moves_nb, legal_moves_nb, move_arrays_nb, scratch_nb
+from kernels.wippen.moves_nb import all_moves_nb, legal_moves_nb
 from kernels.wippen.policies_nb import (
     all_items_nb, builder_move_nb, card_worth_nb, defensive_move_nb, greedy_turn_nb,
     hold_chances_nb, item_worths_nb, random_move_nb,
@@ -41,9 +42,10 @@ from kernels.wippen.rules_nb import (
 )
 from kernels.wippen.search_nb import new_workspace_nb, search_move_nb
 from kernels.wippen.table_nb import (
-    SPADE_SET, VALUE_OF, deal_hands_nb, deck_nb, decks_for_nb, popcount_nb, pot_add_loose_nb, pot_cards_nb,
-    pot_take_nb, set_count_nb, shuffle_nb,
+    SPADE_SET, deal_hands_nb, deck_nb, decks_for_nb, popcount_nb, pot_add_loose_nb, pot_cards_nb,
+    pot_take_nb, set_count_nb, shuffle_nb, card_value_nb,
 )
+from kernels.wippen.workspace_nb import MOVE_FIELDS, plain_views_nb, workspace_nb
 
 LOW31 = np.uint64(0x7FFFFFFF)
 S31 = np.uint64(31)
@@ -121,26 +123,51 @@ def start_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, c
         return BAD_ARGS, -1, 0
     if searching is None:
         return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
-                       None)
+                       workspace_nb(), None)
     return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
-                   new_workspace_nb())
+                   workspace_nb(), new_workspace_nb())
 
 
-@njit
-def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked, search):
+@borrowing
+def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked, workspace,
+            search):
     """The driver after its checks, one loop for batches and traces: `trace` has no rows in a
     batch (the trace's branches are then never taken). `search`: the search players' workspace
     (search_nb.new_workspace_nb), or None at a table without a search seat: the loop is then
-    compiled without the search (one copy per process: start_nb's caller says which)."""
+    compiled without the search (one copy per process: start_nb's caller says which).
+    `workspace`: the one-record array of workspace_nb, whose fields are all the driver's arrays:
+    it allocates nothing, so it runs without reference counting (`borrowing`)."""
     n = policies.shape[0]
+    # every array is a field of the workspace record (allocating nothing, the driver runs without
+    # reference counting); the turns of greedy and random take the record itself
+    ws = workspace[0]
+    item_i, item_m, hands, mv_i, mv_m, seat_rng, item_w, worth, scratch = plain_views_nb(ws)
+    in_play = ws["in_play"].reshape(N_CARDS)
+    removed = ws["removed"].reshape(N_CARDS)
+    in_value = ws["in_value"].reshape(N_RANKS + 1)
+    stock = ws["stock"].reshape(N_CARDS)
+    hand_n = ws["hand_n"].reshape(MAX_PLAYERS)
+    piles = ws["piles"].reshape((MAX_PLAYERS, 2))
+    public = ws["public"].reshape(N_RANKS + 1)
+    chance = ws["chance"].reshape(N_RANKS + 1)
+    after_i = ws["after_i"].reshape((MAX_ITEMS, IT_FIELDS))
+    after_m = ws["after_m"].reshape((MAX_ITEMS, 2))
+    tmp = ws["tmp"].reshape(2)
+    pile_tmp = ws["pile_tmp"].reshape(2)
+    chk_i = ws["chk_i"].reshape((MAX_MOVES, MOVE_FIELDS))
+    chk_m = ws["chk_m"].reshape(MAX_MOVES)
+    points = ws["points"].reshape((MAX_PLAYERS, N_SOURCES))
+    totals = ws["totals"].reshape(MAX_PLAYERS)
+    sources = ws["sources"].reshape((MAX_PLAYERS, N_SOURCES))
+    wips = ws["wips"].reshape(MAX_PLAYERS)
+    acts = ws["acts"].reshape((MAX_PLAYERS, 7))
+    position_points = ws["position_points"].reshape(MAX_PLAYERS)
+    card_count = ws["card_count"].reshape(N_CARDS)
+
     decks = decks_for_nb(rule_i[R_DECKS], n)
-    in_play = np.empty(N_CARDS, np.int64)
-    removed = np.empty(N_CARDS, np.int64)
     n_in, n_removed = deck_nb(decks, n, in_play, removed)
-    in_value = np.zeros(N_RANKS + 1, np.int64)
     for j in range(n_in):
-        in_value[VALUE_OF[in_play[j]]] += 1
-    worth = np.empty(N_CARDS, np.float64)
+        in_value[card_value_nb(in_play[j])] += 1
     card_worth_nb(rule_i, worth)
     wip_points = np.float64(rule_i[R_PTS_WIP])
     build_instead = rule_i[R_BUILD_INSTEAD] != 0
@@ -149,32 +176,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
     fixed_deals = rule_i[R_DEALS]
     rotating = rotating_nb(rule_i, N_RULES)
 
-    stock = np.empty(N_CARDS, np.int64)
-    hands = np.empty((MAX_PLAYERS, HAND), np.int64)
-    hand_n = np.zeros(MAX_PLAYERS, np.int64)
-    item_i = np.zeros((MAX_ITEMS, IT_FIELDS), np.int64)
-    item_m = np.zeros((MAX_ITEMS, 2), np.uint64)
-    after_i = np.zeros((MAX_ITEMS, IT_FIELDS), np.int64)
-    after_m = np.zeros((MAX_ITEMS, 2), np.uint64)
-    item_w = np.zeros(MAX_ITEMS, np.float64)
-    piles = np.zeros((MAX_PLAYERS, 2), np.uint64)
-    tmp = np.zeros(2, np.uint64)
-    pile_tmp = np.zeros(2, np.uint64)
-    mv_i, mv_m = move_arrays_nb()
-    chk_i, chk_m = move_arrays_nb()
-    scratch = scratch_nb()
     cand, cval, stack, groups, gspan, joint, unions = scratch
-    chance = np.zeros(N_RANKS + 1, np.float64)
-    public = np.zeros(N_RANKS + 1, np.int64)
-    points = np.zeros((MAX_PLAYERS, N_SOURCES), np.int64)
-    totals = np.zeros(MAX_PLAYERS, np.int64)
-    sources = np.zeros((MAX_PLAYERS, N_SOURCES), np.int64)
-    wips = np.zeros(MAX_PLAYERS, np.int64)
-    # per seat and game: captures, builds, raises, double builds, takeovers, wips, cards taken
-    acts = np.zeros((MAX_PLAYERS, 7), np.int64)
-    position_points = np.zeros(MAX_PLAYERS, np.int64)
-    seat_rng = np.zeros(MAX_PLAYERS, np.uint64)
-    card_count = np.zeros(N_CARDS, np.int64)
     tracing = trace.shape[0] > 0
     tp = np.int64(0)
 
@@ -218,7 +220,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                 c = stock[top]
                 top += 1
                 pn = pot_add_loose_nb(item_i, item_m, pn, c)
-                public[VALUE_OF[c]] += 1
+                public[card_value_nb(c)] += 1
             hand_no = 1
             while True:
                 if tr:
@@ -236,15 +238,12 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                     pol = policies[s]
                     stock_left = n_in - top
                     if pol == P_RANDOM:
-                        nm, choice = random_move_nb(seat_rng, s, item_i, pn, hand, hn,
-                                                    build_instead, raise_double, mv_i, mv_m,
-                                                    scratch)
+                        nm, choice = random_move_nb(ws, s, pn, hn, build_instead, raise_double)
                         if nm <= 0:
                             return INVARIANT, g, tp
                     elif pol == P_GREEDY:
-                        nm, choice = greedy_turn_nb(item_i, item_m, pn, hand, hn, build_instead,
-                                                    raise_double, mv_i, mv_m, scratch, item_w,
-                                                    worth, wip_points, stock_left)
+                        nm, choice = greedy_turn_nb(ws, s, pn, hn, build_instead, raise_double,
+                                                    wip_points, stock_left)
                         if nm <= 0:
                             return INVARIANT, g, tp
                     else:
@@ -294,7 +293,7 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
                             return ILLEGAL_MOVE, g, tp
                     card = remove_slot_nb(hand, hn, slot)
                     hand_n[s] = hn - 1
-                    public[VALUE_OF[card]] += 1
+                    public[card_value_nb(card)] += 1
                     pn, flags = play_move_nb(item_i, item_m, pn, card, kind, value, mask, s,
                                              piles[s], tmp)
                     if flags & POT_FULL:

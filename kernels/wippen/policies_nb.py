@@ -17,7 +17,7 @@ many cards each player holds and how many are left in the stock.
 """
 import numpy as np
 
-from kernels.jit import borrowing, inline, njit
+from kernels.jit import borrowing, inline, ix, njit
 from kernels.rng_nb import next_word_nb, uniform_nb
 from kernels.wippen.enums import (
     IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, MAX_NUMBER, MV_CAPTURE, MV_TRAIL, N_CARDS,
@@ -28,9 +28,10 @@ from kernels.wippen.moves_nb import (
 )
 from kernels.wippen.rules_nb import play_move_nb
 from kernels.wippen.table_nb import (
-    ACE_SET, DIAMOND_TEN_SET, ONE, SPADE_SET, SPADE_TWO_SET, VALUE_OF, ZERO, popcount_nb,
-    set_has_nb,
+    ACE_SET, DIAMOND_TEN_SET, ONE, SPADE_SET, SPADE_TWO_SET, ZERO, popcount_nb, set_has_nb,
+    card_value_nb,
 )
+from kernels.wippen.workspace_nb import scratch_of_nb
 
 # A card's worth to greedy players, per point of the rule that scores it: most cards and most
 # spades are shared out over many cards, so a card or a spade is worth a small part of a point
@@ -85,11 +86,13 @@ def all_items_nb(pn):
 
 
 @inline
-def mask_worth_nb(mask, item_w, pn):
+def mask_worth_nb(mask, item_w):
+    """The worth of the pot items of mask, summed in item order (their set bits, low to high)."""
     total = 0.0
-    for i in range(pn):
-        if (mask >> np.uint64(i)) & ONE:
-            total += item_w[i]
+    x = mask
+    while x:
+        total += item_w[popcount_nb(~x & (x - ONE))]
+        x &= x - ONE
     return total
 
 
@@ -98,26 +101,33 @@ def move_gain_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left):
     """Greedy worth of a move: a capture's cards (the card played too) and its wip; a trail loses
     the card's worth to the pot; builds and raises score nothing now."""
     if kind == MV_CAPTURE:
-        gain = worth[card] + mask_worth_nb(mask, item_w, pn)
+        gain = worth[ix(card)] + mask_worth_nb(mask, item_w)
         if stock_left > 0 and mask == all_items_nb(pn):
             gain += wip_points
         return gain
     if kind == MV_TRAIL:
-        return -worth[card]
+        return -worth[ix(card)]
     return 0.0
 
 
 @borrowing
-def random_move_nb(rng, s, item_i, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch):
+def random_move_nb(ws, s, pn, hn, build_instead, raise_double):
     """A random player's move: a uniform card among those with a legal move (a card without one is
-    set aside and another drawn), then a uniform legal move of that card, from seat s's stream
-    rng[s]. Returns (moves of the card, listed in mv_i/mv_m; the chosen index); 0 moves: none at
-    all, -1: the list overflowed. Only the drawn card's moves are listed, and a card is found to
-    have none without listing (has_moves_nb).
+    set aside and another drawn), then a uniform legal move of that card, from seat s's stream.
+    Returns (moves of the card, listed in the workspace's move list; the chosen index); 0 moves:
+    none at all, -1: the list overflowed. Only the drawn card's moves are listed, and a card is
+    found to have none without listing (has_moves_nb).
 
     A call without reference counting (`borrowing`: it only indexes the driver's arrays), not
     inlined: inlined, each helper that takes an array cost an NRT_incref/NRT_decref call pair, and
-    the move generator's copy here has many."""
+    the move generator's copy here has many. It takes the driver's workspace (workspace_nb), not
+    its arrays: each array argument is several words copied on every call."""
+    item_i = ws["item_i"]
+    hand = ws["hands"][s]
+    mv_i = ws["mv_i"]
+    mv_m = ws["mv_m"]
+    scratch = scratch_of_nb(ws)
+    rng = ws["rng"]
     capture = any_capture_nb(item_i, pn, hand, hn)
     tried = 0
     left = hn
@@ -153,7 +163,7 @@ def greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth, wip_points, stock_le
         kind = mv_i[k, 1]
         if kind != MV_CAPTURE and kind != MV_TRAIL:
             continue
-        gain = move_gain_nb(kind, hand[mv_i[k, 0]], mv_m[k], item_w, pn, worth, wip_points,
+        gain = move_gain_nb(kind, hand[ix(mv_i[k, 0])], mv_m[k], item_w, pn, worth, wip_points,
                             stock_left)
         if gain > best_gain:
             best_gain = gain
@@ -162,15 +172,21 @@ def greedy_move_nb(mv_i, mv_m, nm, hand, item_w, pn, worth, wip_points, stock_le
 
 
 @borrowing
-def greedy_turn_nb(item_i, item_m, pn, hand, hn, build_instead, raise_double, mv_i, mv_m, scratch,
-                   item_w, worth, wip_points, stock_left):
-    """A greedy player's turn: (legal moves without builds, listed in mv_i/mv_m; the chosen index,
-    -1 when there are none). A call without reference counting, as random_move_nb: inlined into
-    the driver, the listing, the worths and the choice cost an NRT_incref/NRT_decref pair per
-    array a helper takes."""
+def greedy_turn_nb(ws, s, pn, hn, build_instead, raise_double, wip_points, stock_left):
+    """Seat s's greedy turn: (legal moves without builds, listed in the workspace's move list; the
+    chosen index, -1 when there are none). A call without reference counting on the driver's
+    workspace, as random_move_nb: inlined into the driver, the listing, the worths and the choice
+    cost an NRT_incref/NRT_decref pair per array a helper takes."""
+    item_i = ws["item_i"]
+    item_m = ws["item_m"]
+    hand = ws["hands"][s]
+    mv_i = ws["mv_i"]
+    mv_m = ws["mv_m"]
+    item_w = ws["item_w"]
+    worth = ws["worth"]
     capture = any_capture_nb(item_i, pn, hand, hn)  # legal_moves_nb, with the generator inlined
     nm = card_moves_nb(item_i, pn, hand, hn, 0, hn, capture, build_instead, raise_double, False,
-                       mv_i, mv_m, scratch)
+                       mv_i, mv_m, scratch_of_nb(ws))
     if nm <= 0:
         return nm, -1
     item_worths_nb(item_m, pn, worth, item_w)
@@ -186,7 +202,7 @@ def hold_chances_nb(in_play, public, hand, hn, next_hand, chance):
     for v in range(1, N_RANKS + 1):
         u = in_play[v] - public[v]
         for j in range(hn):
-            if VALUE_OF[hand[j]] == v:
+            if card_value_nb(hand[j]) == v:
                 u -= 1
         chance[v] = u
         unseen_total += u
@@ -256,13 +272,13 @@ def builder_move_nb(mv_i, mv_m, nm, hand, item_i, pn, item_w, worth, wip_points,
             gain = move_gain_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left)
             if kind == MV_CAPTURE and mask & own != ZERO:
                 gain += OWN_BUILD_BONUS
-            if kind == MV_TRAIL and (own_values >> VALUE_OF[card]) & 1:
+            if kind == MV_TRAIL and (own_values >> card_value_nb(card)) & 1:
                 gain -= KEEP_PENALTY
             if gain > best_gain:
                 best_gain = gain
                 best = k
         elif chance[mv_i[k, 2]] <= max_risk:
-            gain = worth[card] + mask_worth_nb(mask, item_w, pn)
+            gain = worth[card] + mask_worth_nb(mask, item_w)
             if gain > best_build_gain:
                 best_build_gain = gain
                 best_build = k

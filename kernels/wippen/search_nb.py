@@ -39,7 +39,7 @@ from kernels.wippen.policies_nb import (
     move_gain_nb,
 )
 from kernels.wippen.rules_nb import POT_FULL, deal_points_nb, play_move_nb, remove_slot_nb
-from kernels.wippen.table_nb import ONE, VALUE_OF, deal_hands_nb, pot_take_nb
+from kernels.wippen.table_nb import ONE, card_value_nb, deal_hands_nb, pot_take_nb
 
 # Every seat of a play-out plays this heuristic: the strongest fixed player (at 4 players, 800
 # games: builder against three greedy wins 0.40 of the games, against three defensive 0.34;
@@ -132,7 +132,7 @@ def option_score_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left)
     build or raise by the worth of the card and the items it gathers."""
     if kind == MV_CAPTURE or kind == MV_TRAIL:
         return move_gain_nb(kind, card, mask, item_w, pn, worth, wip_points, stock_left)
-    return worth[card] + mask_worth_nb(mask, item_w, pn)
+    return worth[card] + mask_worth_nb(mask, item_w)
 
 
 @njit
@@ -180,7 +180,7 @@ def play_card_nb(hands, hand_n, item_i, item_m, pn, piles, wips, public, tmp, s,
     new item count, whether it was a capture, whether the pot overflowed)."""
     card = remove_slot_nb(hands[s], hand_n[s], slot)
     hand_n[s] -= 1
-    public[VALUE_OF[card]] += 1
+    public[card_value_nb(card)] += 1
     pn, flags = play_move_nb(item_i, item_m, pn, card, kind, value, mask, s, piles[s], tmp)
     if kind == MV_CAPTURE and pn == 0 and stock_left > 0:
         wips[s] += 1
@@ -347,7 +347,7 @@ def search_probe_nb(p, samples, state, n, dealer, hands, hand_n, item_i, item_m,
     card_worth_nb(rule_i, worth)
     in_value = np.zeros(N_RANKS + 1, np.int64)
     for k in range(n_in):
-        in_value[VALUE_OF[in_play[k]]] += 1
+        in_value[card_value_nb(in_play[k])] += 1
     build_instead = rule_i[R_BUILD_INSTEAD] != 0
     raise_double = rule_i[R_RAISE_DOUBLE] != 0
     wip_points = np.float64(rule_i[R_PTS_WIP])

@@ -6,7 +6,7 @@ docstring says so), so tests call them one by one.
 """
 import numpy as np
 
-from kernels.jit import inline, njit
+from kernels.jit import inline, ix, njit
 from kernels.rng_nb import shuffle_from_nb
 from kernels.wippen.enums import (
     ACE, DECK_CARDS, DIAMONDS, HAND, IT_CARD, IT_KIND, IT_OWNER, IT_VALUE, ITEM_LOOSE, JACK, KING,
@@ -20,6 +20,13 @@ SIXTY_FOUR = 64
 RANK_OF = np.array([c % N_RANKS for c in range(N_CARDS)], dtype=np.int64)
 SUIT_OF = np.array([(c % DECK_CARDS) // N_RANKS for c in range(N_CARDS)], dtype=np.int64)
 VALUE_OF = RANK_OF + 1  # ace 1 .. 10; jack 11, queen 12, king 13 (taken by rank only)
+
+
+@inline
+def card_value_nb(card):
+    """VALUE_OF[card], indexed unsigned: a card is never negative, and a signed index costs
+    Python's negative-index code on every lookup (kernels/jit.ix)."""
+    return VALUE_OF[ix(card)]
 
 
 def _mask_of(pred) -> np.ndarray:
@@ -140,7 +147,7 @@ def pot_add_loose_nb(item_i, item_m, pn, card):
     the pot is full: the caller stops the game)."""
     if pn >= MAX_ITEMS:
         return MAX_ITEMS + 1
-    item_i[pn, IT_VALUE] = VALUE_OF[card]
+    item_i[pn, IT_VALUE] = card_value_nb(card)
     item_i[pn, IT_KIND] = ITEM_LOOSE
     item_i[pn, IT_OWNER] = -1
     item_i[pn, IT_CARD] = card
