@@ -21,6 +21,8 @@ import numba
 import numpy as np
 from numba.core import caching
 
+from kernels import inline_copies
+
 KERNELS = Path(__file__).resolve().parent
 
 numba.config.LOOP_VECTORIZE = 0
@@ -72,6 +74,7 @@ def _install_kernel_tree_locator() -> None:
 
 
 _install_kernel_tree_locator()
+inline_copies.install()  # inlining without Numba's throw-away copies: the same code, compiled sooner
 
 
 njit = numba.njit(nogil=True, error_model="numpy")
