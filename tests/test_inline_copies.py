@@ -3,7 +3,8 @@ the code it compiles is the same as with the copies."""
 from __future__ import annotations
 
 import copy
-import re
+import sys
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -11,6 +12,9 @@ from numba.core import inline_closurecall
 
 from kernels import inline_copies
 from kernels.jit import inline, njit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.inline_identity import without_counters  # noqa: E402
 
 
 @inline
@@ -61,16 +65,7 @@ def _compile(compile_copying: bool) -> tuple[str, int]:
         copy.deepcopy = real
         inline_closurecall.copy = saved
     text = next(iter(dispatcher.inspect_llvm().values()))
-    return _without_counters(text), len(copied)
-
-
-def _without_counters(llvm: str) -> str:
-    """LLVM IR with the numbers Numba takes from process-wide counters made equal: the function's
-    id in its mangled name, the blocks' labels and the inlined variables' versions."""
-    for pattern, same in ((r"B\d+v\d+", "B#v#"), (r"\bB\d+", "B#"), (r"_v\d+_", "_v#_"),
-                          (r"\[\d+ x i8\]", "[# x i8]"), (r" +;", " ;")):
-        llvm = re.sub(pattern, same, llvm)
-    return llvm
+    return without_counters(text), len(copied)
 
 
 def test_the_inliner_is_patched():
