@@ -2,7 +2,7 @@
 literal argument, and what a cold compile costs in CPU seconds.
 
     python -m benchmarks.specialisations GAME [GAME ...] [--typing-only] [--trace] [--search]
-                                         [--json]
+                                         [--search-only] [--json]
 
 Numba compiles a helper once per distinct tuple of argument types. A constant passed straight
 into a helper (`deal_hands_nb(stock, 0, ...)`), or a variable that holds a constant where it is
@@ -144,8 +144,9 @@ def install_typing_only() -> None:
 
 
 def compile_for_census(name: str, typing_only: bool, trace: bool = False,
-                       search: bool = False) -> dict:
-    """Compile game `name` as `kaartlab compile` does (or type it only); the census and CPU time."""
+                       search: bool = False, search_only: bool = False) -> dict:
+    """Compile game `name` as `kaartlab compile` does (or type it only); the census and CPU time.
+    `search_only`: only the driver for a table with a search seat, as its first batch compiles it."""
     import time
 
     import numpy as np
@@ -163,8 +164,9 @@ def compile_for_census(name: str, typing_only: bool, trace: bool = False,
 
         enums = importlib.import_module(f"kernels.{name}.enums")
         driver = importlib.import_module(f"kernels.{name}.play_nb").play_games_nb
-        arms = [ArmSpec.make(name, game.min_players, None, game.policies[0].name)]
-        if search and runner.search_policy:
+        arms = [] if search_only else [ArmSpec.make(name, game.min_players, None,
+                                                    game.policies[0].name)]
+        if (search or search_only) and runner.search_policy:
             arms.append(ArmSpec.make(name, game.min_players, None, runner.search_policy))
         traces = [None] + ([np.zeros((2, enums.TRACE_WIDTH), np.int32)] if trace else [])
         out = np.zeros(1, dtype=enums.OUT_DTYPE)
@@ -174,6 +176,8 @@ def compile_for_census(name: str, typing_only: bool, trace: bool = False,
                 driver.compile(tuple(driver.typeof_pyval(v) for v in
                                      (np.int64(0), np.int64(0), np.int64(1), *inputs, out, t,
                                       t is not None)))
+    elif search_only:
+        runner.run_kernel(ArmSpec.make(name, game.min_players, None, runner.search_policy), 0, 0, 1)
     else:
         compile_game(name, trace, search)
     cpu = time.process_time() - start
@@ -183,6 +187,7 @@ def compile_for_census(name: str, typing_only: bool, trace: bool = False,
         "typing_only": typing_only,
         "trace": trace,
         "search": search,
+        "search_only": search_only,
         "cpu_seconds": round(cpu, 1),
         "functions": len(functions),
         "specialisations": sum(f["specialisations"] for f in functions.values()),
@@ -195,13 +200,13 @@ def compile_for_census(name: str, typing_only: bool, trace: bool = False,
 # ------------------------------------------------------------------------ the parent
 
 def measure(name: str, typing_only: bool = False, trace: bool = False,
-            search: bool = False) -> dict:
+            search: bool = False, search_only: bool = False) -> dict:
     """Run compile_for_census in a fresh interpreter with a fresh Numba cache directory."""
     with tempfile.TemporaryDirectory(prefix="kaartlab-cold-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         cmd = [sys.executable, "-m", "benchmarks.specialisations", "--child", name]
         cmd += [flag for flag, on in (("--typing-only", typing_only), ("--trace", trace),
-                                      ("--search", search)) if on]
+                                      ("--search", search), ("--search-only", search_only)) if on]
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{name}: the compile failed:\n{done.stderr[-4000:]}")
@@ -217,16 +222,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace", action="store_true", help="also the traced driver")
     parser.add_argument("--search", action="store_true",
                         help="also the driver for a table with a search seat")
+    parser.add_argument("--search-only", action="store_true",
+                        help="only the driver for a table with a search seat (its first batch)")
     parser.add_argument("--json", action="store_true", help="one JSON object per game")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     if args.child:
         print(json.dumps(compile_for_census(args.games[0], args.typing_only, args.trace,
-                                             args.search)))
+                                             args.search, args.search_only)))
         return 0
     for name in args.games:
-        result = measure(name, args.typing_only, args.trace, args.search)
+        result = measure(name, args.typing_only, args.trace, args.search, args.search_only)
         if args.json:
             print(json.dumps(result), flush=True)
             continue

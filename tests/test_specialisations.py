@@ -49,3 +49,16 @@ def test_a_table_without_a_search_seat_compiles_no_search_code(game):
     module = f"kernels.{game}.search_nb."
     assert plain["functions"] > 10 and not [f for f in plain["detail"] if f.startswith(module)]
     assert [f for f in searching["detail"] if f.startswith(module)]  # the census would see them
+
+
+@pytest.mark.parametrize("game", ["wieweetwat", "wippen", "wieisdeheer"])
+def test_a_search_table_compiles_its_driver_loop_once(game):
+    """A table with a search seat types its driver loop for the search's workspace only, not also
+    for None: Numba prunes `if searching is None:` only where `searching` is None, so a branch
+    there compiled a second copy of the whole driver that such a table never runs (Wie Weet Wat's
+    search table took 85 s to compile with it, 75 s without: docs/benchmarks.md). The workspace
+    is chosen by type instead (kernels/searching_nb.py)."""
+    census = measure(game, typing_only=True, search_only=True)
+    loop = census["detail"][f"kernels.{game}.play_nb.play_nb"]
+    assert loop["specialisations"] == 1
+    assert [f for f in census["detail"] if f.startswith(f"kernels.{game}.search_nb.")]

@@ -138,29 +138,16 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
-    return start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
-                    checked, data[0])
-
-
-@njit
-def start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace, checked,
-             searching):
-    """play_nb with the search's workspace, made once per call, or None. `searching` (data's item:
-    the searching seats, or None) and `trace` are arguments so that Numba prunes the branches on
-    them: a batch without a search seat compiles the loop without the search, and no search code
-    at all (a search seat it was not told of is BAD_ARGS). A traced call (one game, where speed
-    does not matter) always takes the search's loop: one traced loop to compile, not two (the
-    search's steps run for search seats only, so the rows are the same)."""
+    # A traced call (one game, where speed does not matter) always takes the search's loop: one
+    # traced loop to compile, not two (the search's steps run for search seats only, so the rows
+    # are the same). `trace` is an argument here, so that an untraced call prunes this branch.
     if trace is not None:
         return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
                        checked, search_nb.new_workspace_nb(seat_policy))
-    if search_unannounced_nb(searching, seat_policy, np.int64(P_SEARCH)):
+    if search_unannounced_nb(data[0], seat_policy, np.int64(P_SEARCH)):
         return BAD_ARGS, -1, 0
-    if searching is None:
-        return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
-                       checked, None)
     return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace,
-                   checked, search_nb.new_workspace_nb(seat_policy))
+                   checked, search_nb.workspace_for_nb(data[0], (seat_policy,)))
 
 
 @inline

@@ -41,6 +41,7 @@ import numpy as np
 
 from kernels.jit import njit
 from kernels.rng_nb import extra_stream_nb, next_word_nb, seat_stream_nb, shuffle_from_nb
+from kernels.searching_nb import workspace_chooser
 from kernels.wieisdeheer import play_nb  # a module: play_nb's turn loop calls back into this one
 from kernels.wieisdeheer.enums import (
     G_MOLE, JOKER, MAX_PLAYERS, N_CARDS, PS_ORDER, PS_OUT, PS_PUB_SUSPECT, PS_SUSPECT, R_MOLE_POT,
@@ -67,6 +68,10 @@ def new_workspace_nb(seat_policy):
     return (play_nb.new_tables_nb(), play_nb.new_tables_nb(), seat_policy.copy(),
             np.zeros(N_CARDS, np.int64), np.zeros(N_CARDS, np.int64),
             np.zeros(N_CARDS, np.float64), np.zeros(N_CARDS, np.float64))
+
+
+# the workspace, or None at a table without a search seat, chosen by type (kernels/searching_nb.py)
+workspace_for_nb = workspace_chooser(new_workspace_nb)
 
 
 @njit

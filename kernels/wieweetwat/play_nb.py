@@ -182,43 +182,20 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace):
         return BAD_ARGS, -1, 0
-    return start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out,
-                    trace, checked, data[8])
-
-
-@njit
-def start_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace,
-             checked, searching):
-    """play_nb with the search's workspace, or None when `searching` (data's last item: the
-    searching seats) is None. Numba prunes branches on a None argument (not on a local unpacked
-    from a tuple), so a table without a search seat compiles no search code; a search seat it was
-    not told of is BAD_ARGS."""
-    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, _ = data
-    if search_unannounced_nb(searching, seat_policy, np.int64(P_SEARCH)):
+    if search_unannounced_nb(data[8], seat_policy, np.int64(P_SEARCH)):
         return BAD_ARGS, -1, 0
-    if searching is None:
-        return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f,
-                       letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters,
-                       fixed_react, out, trace, checked, None)
-    # The play-outs' round (no trace, no search) must be compiled before the round that searches:
-    # a call to a function still being compiled is left as a symbol that the on-disk cache cannot
-    # resolve (a cached kernel would jump to address 0). Numba compiles the callees in the order
-    # of these lines; the call under `count < 0` never runs (args_ok_nb refused it).
-    if count < 0:
-        play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
-                share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, out, None,
-                checked, None)
-    return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards,
-                   share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, out,
-                   trace, checked, search_nb.new_workspace_nb())
+    return play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out,
+                   trace, checked, search_nb.workspace_for_nb(data[8], ()))
 
 
 @njit
-def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, letter_cards, share,
-            breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, out, trace, checked,
-            search):
-    """The games after the checks. `search`: the search players' workspace (made once per call:
-    search_nb.new_workspace_nb), or None at tables without a search seat."""
+def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, data, out, trace,
+            checked, search):
+    """The games after the checks. `search`: the search players' workspace, made once per call, or
+    None at a table without a search seat, chosen by the type of data's searching seats
+    (kernels/searching_nb.py): the loop is compiled without the search for None and with it for a
+    workspace, and a table compiles only its own."""
+    letter_cards, share, breadth, kshare, cat_kind, fixed_know, fixed_letters, fixed_react, _ = data
     n = seat_policy.shape[0]
     hand_size = rule_i[R_HAND_SIZE]
     rounds_to_win = rule_i[R_ROUNDS_TO_WIN]
@@ -304,6 +281,14 @@ def play_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, let
                t["tmp"], t["letter_times"], t["chosen"], t["share_masks"], t["known_rows"])
     checks = (deck_counts, t["seen"], n_cards, 1 if checked else 0)
     if search is not None:
+        # The play-outs' round (no trace, no search) must be compiled before the round that
+        # searches: a call to a function still being compiled is left as a symbol that the
+        # on-disk cache cannot resolve (a cached kernel would jump to address 0). Numba compiles
+        # the callees in the order of these lines; the call under `count < 0` never runs
+        # (args_ok_nb refused it).
+        if count < 0:
+            play_round_nb(seed, np.int64(0), np.int64(0), np.int64(0), n, rules, state, piles,
+                          stats, scratch, checks, None, at, None, np.int64(-1))
         search_nb.set_up_nb(search, rules, deck_counts, n_cards)
 
     for k in range(count):

@@ -39,6 +39,7 @@ import numpy as np
 
 from kernels.jit import borrowing, inline, kernel, njit
 from kernels.rng_nb import next_word_nb, shuffle_from_nb
+from kernels.searching_nb import workspace_chooser
 from kernels.status import OK
 from kernels.wieweetwat import rules_nb  # a module: play_round_nb calls back into this one
 from kernels.wieweetwat.actions_nb import opponents_nb, seat_after_nb, take_card_nb
@@ -92,6 +93,10 @@ def new_workspace_nb():
             np.zeros(MAX_LETTER_CARDS, np.int64), np.zeros(MAX_CAT_CARDS, np.int64),
             np.zeros(MAX_OPTIONS, np.int64), np.zeros(1, np.int64),
             np.zeros(2 * MAX_PLAYERS, np.int64))
+
+
+# the workspace, or None at a table without a search seat, chosen by type (kernels/searching_nb.py)
+workspace_for_nb = workspace_chooser(new_workspace_nb)
 
 
 @njit

@@ -40,7 +40,7 @@ from kernels.wippen.rules_nb import (
     POT_FULL, TOOK_BUILD_OF_OTHER, cards_conserved_nb, deal_points_nb, play_move_nb,
     remove_slot_nb,
 )
-from kernels.wippen.search_nb import new_workspace_nb, search_move_nb
+from kernels.wippen.search_nb import search_move_nb, workspace_for_nb
 from kernels.wippen.table_nb import (
     SPADE_SET, deal_hands_nb, deck_nb, decks_for_nb, popcount_nb, pot_add_loose_nb, pot_cards_nb,
     pot_take_nb, set_count_nb, shuffle_nb, card_value_nb,
@@ -110,22 +110,11 @@ def play_games_nb(seed, first, count, rule_i, rule_f, seat_policy, seat_i, seat_
     """
     if not args_ok_nb(first, count, rule_i, rule_f, seat_policy, seat_i, seat_f, out, trace):
         return BAD_ARGS, -1, 0
-    return start_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out,
-                    trace_rows_nb(trace, TRACE_WIDTH), checked, data[0])
-
-
-@njit
-def start_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked, searching):
-    """play_nb with the search's workspace, or None when `searching` (data's item: the searching
-    seats) is None. Numba prunes branches on a None argument, so a table without a search seat
-    compiles no search code; a search seat it was not told of is BAD_ARGS."""
-    if search_unannounced_nb(searching, policies, np.int64(P_SEARCH)):
+    if search_unannounced_nb(data[0], seat_policy, np.int64(P_SEARCH)):
         return BAD_ARGS, -1, 0
-    if searching is None:
-        return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
-                       workspace_nb(), None)
-    return play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, checked,
-                   workspace_nb(), new_workspace_nb())
+    return play_nb(seed, first, count, rule_i, seat_policy, seat_i, seat_f, out,
+                   trace_rows_nb(trace, TRACE_WIDTH), checked, workspace_nb(),
+                   workspace_for_nb(data[0], ()))
 
 
 @borrowing
@@ -133,8 +122,9 @@ def play_nb(seed, first, count, rule_i, policies, seat_i, seat_f, out, trace, ch
             search):
     """The driver after its checks, one loop for batches and traces: `trace` has no rows in a
     batch (the trace's branches are then never taken). `search`: the search players' workspace
-    (search_nb.new_workspace_nb), or None at a table without a search seat: the loop is then
-    compiled without the search (one copy per process: start_nb's caller says which).
+    (search_nb.new_workspace_nb), or None at a table without a search seat, chosen by the type of
+    data's searching seats (kernels/searching_nb.py): the loop is compiled without the search for
+    None and with it for a workspace, and a table compiles only its own.
     `workspace`: the one-record array of workspace_nb, whose fields are all the driver's arrays:
     it allocates nothing, so it runs without reference counting (`borrowing`)."""
     n = policies.shape[0]

@@ -29,6 +29,7 @@ import numpy as np
 
 from kernels.jit import kernel, njit
 from kernels.rng_nb import shuffle_from_nb
+from kernels.searching_nb import workspace_chooser
 from kernels.wippen.enums import (
     HAND, IT_FIELDS, MAX_ITEMS, MAX_PLAYERS, MV_CAPTURE, MV_TRAIL, N_CARDS, N_RANKS, N_SOURCES,
     P_BUILDER, R_BUILD_INSTEAD, R_DEALS, R_PTS_WIP, R_RAISE_DOUBLE, R_TARGET,
@@ -72,6 +73,10 @@ def new_workspace_nb():
             np.zeros(TOP_K, np.int64), np.zeros(TOP_K, np.float64), np.zeros(TOP_K, np.float64),
             np.zeros(MAX_ITEMS, np.float64), np.zeros(N_RANKS + 1, np.float64),
             np.zeros(2, np.uint64), np.zeros((MAX_PLAYERS, N_SOURCES), np.int64))
+
+
+# the workspace, or None at a table without a search seat, chosen by type (kernels/searching_nb.py)
+workspace_for_nb = workspace_chooser(new_workspace_nb)
 
 
 # ---------------------------------------------------------------- what the seat cannot see
