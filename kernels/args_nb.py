@@ -34,8 +34,8 @@ def trace_ok_nb(trace, width):
 def search_unannounced_nb(searching, seat_policy, p_search):
     """A seat plays the search (policy id p_search) but the driver was not told of its searching
     seats (`searching`, the data item, is None): BAD_ARGS. Such a call compiles no search code, so
-    it cannot play the seat. The caller still branches on `searching is None` itself: Numba prunes
-    the search's code only on a None test of the caller's own argument."""
+    it cannot play the seat. The driver chooses the search's workspace by the type of `searching`
+    (kernels/searching_nb.py), or branches on `searching is None` where it is its own argument."""
     if searching is not None:
         return False
     for s in range(seat_policy.shape[0]):
