@@ -16,10 +16,11 @@ from numba.extending import overload
 
 def workspace_chooser(make_workspace):
     """A function for kernels, `choose(searching, args)`: make_workspace(*args) where `searching`
-    is an array, None where it is None; only one of the two is compiled."""
+    is an array, None where it is None; only one of the two is compiled. In plain Python (the
+    kernels run without Numba: tests/test_conformance.py) it is that same choice."""
 
     def choose(searching, args):
-        raise TypeError("workspace choosers are for jitted code")
+        return None if searching is None else make_workspace(*args)
 
     @overload(choose, jit_options={"nogil": True, "error_model": "numpy"})
     def typed(searching, args):
