@@ -21,7 +21,7 @@ import numba
 import numpy as np
 from numba.core import caching
 
-from kernels import inline_copies
+from kernels import deferred_codegen, inline_copies
 
 KERNELS = Path(__file__).resolve().parent
 
@@ -75,6 +75,7 @@ def _install_kernel_tree_locator() -> None:
 
 _install_kernel_tree_locator()
 inline_copies.install()  # inlining without Numba's throw-away copies: the same code, compiled sooner
+deferred_codegen.install()  # LLVM optimises a helper and makes its code in the kernel that runs it, once
 
 
 njit = numba.njit(nogil=True, error_model="numpy")
