@@ -6,7 +6,7 @@ it (MCJIT's `finalize_object`), so that Python could call the function. A helper
 a kernel calls it is never run as that machine code: its caller links the helper's module into
 its own and optimises and generates machine code for the whole again. So a driver six
 dispatchers deep optimised its innermost helpers six times and made their machine code six times;
-in a cold Wie Weet Wat search table 22.8 of 27.0 s of module optimisation and 19.3 of 22.9 s of
+in a cold Wie Weet Wat search table 22.4 of 27.0 s of module optimisation and 19.3 of 22.9 s of
 machine code went to libraries that were only ever linked into their callers.
 
 `install()` leaves a library compiled inside another compile (a helper typed by its caller) as

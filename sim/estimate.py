@@ -36,11 +36,11 @@ SMALL_STUDY = 500  # fewer games to play in all: no pilot (it would cost about a
 # another 1-2 s (docs/benchmarks.md): a study that one core plays in less than this plays sooner in
 # the driver's own process, with the same rows (the rows never depend on where a batch is played).
 HERE_SECONDS = 3.0
-# A cold compile of one game's kernel on the 2-core machine: about 15 s (Wizard) to 40 s (Wie Weet
-# Wat), a table with a search player's own kernel 20-45 s, Wie Weet Wat's 75 s (docs/benchmarks.md);
-# a cached kernel loads in about a second.
-COMPILE_NOTE = ("once, until a file under kernels/ changes; typically 15-40 s per game on 2 cores, "
-                "a table with a search player up to about a minute and a half; "
+# A cold compile of one game's kernel on the 2-core machine: about 12 s (Wizard) to 35 s (Wippen) on
+# a usual day, 21-47 s on a slow one; a table with a search player's own kernel 19-47 s, 31-81 s on
+# a slow day (docs/benchmarks.md, "LLVM once per kernel"); a cached kernel loads in about a second.
+COMPILE_NOTE = ("once, until a file under kernels/ changes; typically 10-45 s per game on 2 cores, "
+                "a table with a search player up to about a minute; "
                 "`kaartlab compile` does it ahead of time")
 
 

@@ -429,7 +429,7 @@ def test_kernels_not_in_the_cache_are_announced_before_they_compile(capsys, tmp_
                          "--no-estimate")
     assert code == 0, err
     assert "compiling the toy kernel first, not in the cache yet (once, until a file under " \
-           "kernels/ changes; typically 15-40 s per game" in out
+           "kernels/ changes; typically 10-45 s per game" in out
 
 
 def test_trace_refuses_an_index_beyond_the_arms_games(capsys, tmp_path):
