@@ -10,7 +10,9 @@ leave out the compiles of the functions it calls, and each pass's seconds leave 
 nested in it. The sum of the functions is the compile's whole wall time. The time spent in LLVM
 itself (building and optimising modules, all functions) is the time Numba holds its LLVM lock. `nopython-type-inference`
 is Numba's front end typing the (inlined) bodies; `native-lowering` includes LLVM's optimisation of
-that function's module.
+that function's module. Per code library (one per compiled function), the seconds of LLVM's module
+passes (Numba's `_optimize_final_module`) and of making machine code (`_finalize_specific`): since
+kernels/deferred_codegen.py, only the kernel's own library should show either.
 
 Used for issue 31's goal of 60 s for the first game of any kind (a search table compiles the
 driver and the search as one specialisation of their own).
@@ -76,6 +78,21 @@ def profile_compile(game_name: str, players: int | None, policy: str | None) -> 
     def count_llvm(seconds):
         llvm[0] += seconds
 
+    import kernels.jit  # noqa: F401 (its patches of Numba first: the timers below wrap them)
+    from numba.core import codegen
+
+    libraries: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    timed = ((codegen.CPUCodeLibrary, "_optimize_final_module", 0),
+             (codegen.JITCodeLibrary, "_finalize_specific", 1))
+    for owner, method, column in timed:
+        def timer(self, _real=getattr(owner, method), _column=column):
+            t = time.perf_counter()
+            try:
+                return _real(self)
+            finally:
+                libraries[self.name][_column] += time.perf_counter() - t
+        setattr(owner, method, timer)
+
     listener = Listener()
     llvm = [0.0]
     start = time.perf_counter()
@@ -87,6 +104,8 @@ def profile_compile(game_name: str, players: int | None, policy: str | None) -> 
     return {"game": game_name, "policies": ",".join(seat.policy for seat in arm.seats),
             "wall": wall, "cpu": time.process_time(), "llvm": llvm[0],
             "functions": dict(functions), "specialisations": dict(counts), "passes": dict(passes),
+            "libraries": {name: [round(a, 3), round(b, 3)] for name, (a, b) in libraries.items()
+                          if a + b >= 0.005},
             "signatures": {k: v for k, v in signatures.items() if len(v) > 1}}
 
 
@@ -109,6 +128,13 @@ def print_profile(result: dict, top: int) -> None:
                 print(f"    argument {k}: " + " | ".join(types))
         if len({tuple(args) for args in seen}) < len(seen):
             print("    (some with the same types: a compile that was retried)")
+    libraries = result.get("libraries", {})
+    opt = sum(a for a, _ in libraries.values())
+    code = sum(b for _, b in libraries.values())
+    print(f"\n  LLVM per code library: module passes {opt:.1f} s, machine code {code:.1f} s "
+          f"(top {min(top, 8)}):")
+    for name, (a, b) in sorted(libraries.items(), key=lambda kv: -sum(kv[1]))[:min(top, 8)]:
+        print(f"  {a:7.2f} s + {b:6.2f} s  {name}")
     print("\n  compiler passes, exclusive seconds:")
     for name, seconds in sorted(result["passes"].items(), key=lambda kv: -kv[1])[:8]:
         print(f"  {seconds:7.2f} s  {name}")
