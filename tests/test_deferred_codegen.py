@@ -1,6 +1,6 @@
-"""kernels/deferred_codegen.py: a helper compiled inside its caller's compile gets its machine code
-only when something runs it; the caller's results, and the helper's when Python calls it, are the
-same as with every machine code made at once."""
+"""kernels/deferred_codegen.py: a helper compiled inside its caller's compile is neither optimised
+on its own nor given machine code until something runs it; the caller's results, and the
+helper's when Python calls it, are the same as with every library finished at once."""
 from __future__ import annotations
 
 from types import FunctionType
@@ -60,11 +60,14 @@ def test_a_helper_gets_machine_code_only_when_python_calls_it():
         assert isinstance(cres.entry_point, deferred_codegen._OnDemand)
         assert cres.library._kaartlab_pending  # no machine code made
 
+    library = inner.overloads[inner.signatures[0]].library
+    unoptimised = len(library.get_llvm_str())
     compiles = []
     real = inner._compile_for_args
     inner._compile_for_args = lambda *args, **kws: compiles.append(args) or real(*args, **kws)
     assert inner(10, 3) == _inner(10, 3)  # the first call makes the machine code ...
-    assert not inner.overloads[inner.signatures[0]].library._kaartlab_pending
+    assert not library._kaartlab_pending
+    assert len(library.get_llvm_str()) < unoptimised  # optimised before its machine code was made
     assert inner(11, 4) == _inner(11, 4)  # ... and puts it in the dispatcher: no second lookup
     assert len(compiles) == 1
     assert outer(np.arange(9, dtype=np.int64), 2) == _outer(np.arange(9), 2)
